@@ -1,0 +1,38 @@
+/**
+ * The contract between the agent loop and a model provider. An adapter turns a
+ * request into a stream of `StreamChunk`s that never fails: every failure —
+ * missing route, missing credential, a throw while dispatching, a provider
+ * error — arrives as one terminal `finish` chunk of kind `error` (or `aborted`
+ * when the request was interrupted), without replay state. Interrupting the
+ * stream aborts the underlying request.
+ */
+import { Context, type Stream } from "effect"
+import type { Message, SessionId, StreamChunk } from "@turnlog/protocol"
+
+/** A tool as the model sees it: a name, a description, JSON-Schema parameters. */
+export interface ToolSpec {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Readonly<Record<string, unknown>>
+}
+
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high"
+
+export interface LlmRequest {
+  readonly provider: string
+  readonly model: string
+  readonly system?: string
+  readonly messages: ReadonlyArray<Message>
+  readonly tools?: ReadonlyArray<ToolSpec>
+  readonly maxTokens?: number
+  readonly temperature?: number
+  readonly reasoning?: ReasoningEffort
+  /** The session the request belongs to: names it in diagnostics. */
+  readonly sessionId?: SessionId
+}
+
+export interface Service {
+  readonly stream: (request: LlmRequest) => Stream.Stream<StreamChunk>
+}
+
+export class LlmAdapter extends Context.Tag("@turnlog/llm/LlmAdapter")<LlmAdapter, Service>() {}

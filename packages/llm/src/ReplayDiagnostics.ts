@@ -1,0 +1,44 @@
+/**
+ * Where the read side reports replay state it could not use. A diagnostic is
+ * never an error: the message it names went to the provider as
+ * provider-neutral content and the request proceeded.
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import type { MessageId, SessionId } from "@turnlog/protocol"
+
+export const INVALID_REPLAY_STATE = "INVALID_REPLAY_STATE"
+
+export interface ReplayDiagnostic {
+  readonly code: typeof INVALID_REPLAY_STATE
+  readonly sessionId?: SessionId
+  readonly messageId: MessageId
+  /** `<provider>/<model>` the message was produced by. */
+  readonly historicalRoute: string
+  /** `<provider>/<model>` of the request being built. */
+  readonly targetRoute: string
+  readonly reason: string
+}
+
+export interface Service {
+  readonly report: (diagnostic: ReplayDiagnostic) => Effect.Effect<void>
+}
+
+export class ReplayDiagnostics extends Context.Tag("@turnlog/llm/ReplayDiagnostics")<ReplayDiagnostics, Service>() {}
+
+/** One line on stderr per diagnostic; stdout may belong to a protocol. */
+export const format = (d: ReplayDiagnostic): string =>
+  `${d.code}: ${d.sessionId ? `session ${d.sessionId}, ` : ""}message ${d.messageId} ` +
+  `(${d.historicalRoute} -> ${d.targetRoute}) sent as provider-neutral content: ${d.reason}`
+
+export const layerStderr = Layer.succeed(ReplayDiagnostics, {
+  report: (d) => Effect.sync(() => process.stderr.write(`turnlog: ${format(d)}\n`)),
+})
+
+/** Collects diagnostics in memory (tests, `doctor`). */
+export const makeCollector = Effect.gen(function*() {
+  const ref = yield* Ref.make<ReadonlyArray<ReplayDiagnostic>>([])
+  const service: Service = { report: (d) => Ref.update(ref, (all) => [...all, d]) }
+  return { service, all: Ref.get(ref) } as const
+})
+
+export const layerSilent = Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })

@@ -1,0 +1,116 @@
+/**
+ * The durable session log: one header, then events with contiguous `seq` from
+ * 1. Every store layer (JSONL, SQLite, memory) and the history reader share
+ * this one definition. An unknown `type` is not an event of this version: it is
+ * refused at the boundary, never skipped.
+ */
+import { Schema } from "effect"
+import { Failure, FinishReason } from "./Finish.js"
+import { SessionId } from "./Ids.js"
+import { Message } from "./Message.js"
+import { StreamChunk } from "./StreamChunk.js"
+import { Usage } from "./Usage.js"
+
+/** The log format version this build reads and writes. */
+export const LOG_VERSION = 1
+
+export const SessionHeader = Schema.Struct({
+  type: Schema.Literal("session"),
+  version: Schema.Number,
+  id: SessionId,
+  createdAt: Schema.String,
+  cwd: Schema.String,
+  title: Schema.optionalWith(Schema.String, { exact: true }),
+})
+export type SessionHeader = typeof SessionHeader.Type
+
+export const TurnEndReason = Schema.Literal(
+  "completed",
+  "max-tokens",
+  "error",
+  "cancelled",
+  "interrupted",
+  "max-steps",
+)
+export type TurnEndReason = typeof TurnEndReason.Type
+
+/** The payload of each event type, keyed by type. */
+export const EventData = {
+  "turn/start": Schema.Struct({}),
+  "user/message": Schema.Struct({ message: Message }),
+  "request/start": Schema.Struct({
+    provider: Schema.String,
+    model: Schema.String,
+    step: Schema.optionalWith(Schema.Number, { exact: true }),
+    attempt: Schema.optionalWith(Schema.Number, { exact: true }),
+  }),
+  "assistant/chunk": Schema.Struct({ chunk: StreamChunk }),
+  "assistant/message": Schema.Struct({
+    message: Message,
+    finish: FinishReason,
+    usage: Schema.optionalWith(Usage, { exact: true }),
+    interrupted: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  }),
+  "tool/call": Schema.Struct({
+    callId: Schema.String,
+    name: Schema.String,
+    arguments: Schema.String,
+  }),
+  "tool/result": Schema.Struct({
+    message: Message,
+    code: Schema.optionalWith(Schema.String, { exact: true }),
+  }),
+  "turn/end": Schema.Struct({
+    reason: TurnEndReason,
+    failure: Schema.optionalWith(Failure, { exact: true }),
+  }),
+} as const
+
+export type EventType = keyof typeof EventData
+export const EVENT_TYPES = Object.keys(EventData) as ReadonlyArray<EventType>
+
+const Seq = Schema.Number.pipe(Schema.int(), Schema.positive())
+
+const eventOf = <T extends EventType>(type: T) =>
+  Schema.Struct({ seq: Seq, time: Schema.String, type: Schema.Literal(type), data: EventData[type] })
+
+export const TurnStart = eventOf("turn/start")
+export const UserMessage = eventOf("user/message")
+export const RequestStart = eventOf("request/start")
+export const AssistantChunk = eventOf("assistant/chunk")
+export const AssistantMessage = eventOf("assistant/message")
+export const ToolCall = eventOf("tool/call")
+export const ToolResult = eventOf("tool/result")
+export const TurnEnd = eventOf("turn/end")
+
+export const SessionEvent = Schema.Union(
+  TurnStart,
+  UserMessage,
+  RequestStart,
+  AssistantChunk,
+  AssistantMessage,
+  ToolCall,
+  ToolResult,
+  TurnEnd,
+)
+export type SessionEvent = typeof SessionEvent.Type
+
+/** The event of one type. */
+export type EventOf<T extends EventType> = Extract<SessionEvent, { readonly type: T }>
+/** An event before it is given its place in the log. */
+export type EventInput = { [T in EventType]: Omit<EventOf<T>, "seq" | "time"> }[EventType]
+
+export const isEventType = (type: unknown): type is EventType =>
+  typeof type === "string" && Object.prototype.hasOwnProperty.call(EventData, type)
+
+/** Gives events their place: contiguous seq from `nextSeq`, one timestamp. */
+export const stamp = (
+  nextSeq: number,
+  inputs: ReadonlyArray<EventInput>,
+  time: string = new Date().toISOString(),
+): Array<SessionEvent> =>
+  inputs.map((input, i) => ({ seq: nextSeq + i, time, ...input }) as SessionEvent)
+
+export const decodeHeader = Schema.decodeUnknownEither(SessionHeader)
+export const decodeEvent = Schema.decodeUnknownEither(SessionEvent)
+export const encodeEvent = Schema.encodeSync(SessionEvent)

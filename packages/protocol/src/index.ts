@@ -1,0 +1,8 @@
+export * from "./Ids.js"
+export * from "./Content.js"
+export * from "./Finish.js"
+export * from "./Usage.js"
+export * from "./Message.js"
+export * from "./ReplayEnvelope.js"
+export * from "./StreamChunk.js"
+export * as SessionLog from "./SessionLog.js"

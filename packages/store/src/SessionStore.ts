@@ -1,0 +1,59 @@
+/**
+ * The durable session log as a service. Three layers implement it (JSONL, the
+ * embedded default; SQLite; memory for tests) and one conformance suite pins
+ * them to the same behaviour.
+ *
+ * Writing takes an exclusive lease per session (one writer across processes).
+ * `create` and `open` take it; `append` to a session this store has not opened
+ * opens it first. Leases are released with `release` or when the layer's scope
+ * closes.
+ */
+import { Context, type Effect } from "effect"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
+import type { StoreError } from "./StoreError.js"
+
+export interface SessionSummary {
+  readonly id: SessionId
+  readonly cwd: string
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly turns: number
+  /** The start of the first user message (or the title given at create). */
+  readonly title: string
+}
+
+/** What loading had to repair or found, reported to the user. */
+export interface Recovery {
+  /** A torn tail cut off at open (or, for `read`, found and left in place). */
+  readonly tornTail?: { readonly sidecar?: string; readonly bytes: number; readonly line: number }
+  /** Events appended at open to close a turn left open by a dead process. */
+  readonly closedTurn?: ReadonlyArray<SessionLog.SessionEvent>
+}
+
+export interface LoadedSession {
+  readonly header: SessionLog.SessionHeader
+  readonly events: ReadonlyArray<SessionLog.SessionEvent>
+  readonly recovery: Recovery
+}
+
+export interface Service {
+  /** A new session id; nothing is written until the first append. Takes the lease. */
+  readonly create: (options: { readonly cwd: string; readonly title?: string }) => Effect.Effect<SessionId, StoreError>
+  /** Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably. */
+  readonly open: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
+  /**
+   * Appends events whose seq continue the log exactly (`StaleWriter` otherwise).
+   * May buffer until the next `flush`.
+   */
+  readonly append: (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) => Effect.Effect<void, StoreError>
+  /** A barrier: when it returns, every appended event is written and fsynced. */
+  readonly flush: (id: SessionId) => Effect.Effect<void, StoreError>
+  /** Reads a session without changing anything (no lease, no repair). */
+  readonly read: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
+  /** Sessions with at least one event, newest first. */
+  readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, StoreError>
+  /** Flushes and gives up the lease. */
+  readonly release: (id: SessionId) => Effect.Effect<void, StoreError>
+}
+
+export class SessionStore extends Context.Tag("@turnlog/store/SessionStore")<SessionStore, Service>() {}

@@ -1,0 +1,82 @@
+/**
+ * What can go wrong with a durable session, each naming what and where.
+ * Damaged or unknown data is refused with one of these, never skipped.
+ */
+import { Data } from "effect"
+
+export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
+  readonly sessionId: string
+}> {
+  override get message() {
+    return `session ${this.sessionId} not found`
+  }
+}
+
+export class SessionLocked extends Data.TaggedError("SessionLocked")<{
+  readonly sessionId: string
+  readonly pid: number
+}> {
+  override get message() {
+    return `session ${this.sessionId} is open for writing by process ${this.pid}`
+  }
+}
+
+export class StaleWriter extends Data.TaggedError("StaleWriter")<{
+  readonly sessionId: string
+  readonly expectedSeq: number
+  readonly gotSeq: number
+}> {
+  override get message() {
+    return `session ${this.sessionId}: expected event seq ${this.expectedSeq}, got ${this.gotSeq} (another writer or a gap)`
+  }
+}
+
+export class SessionCorrupt extends Data.TaggedError("SessionCorrupt")<{
+  readonly file: string
+  readonly line: number
+  readonly detail: string
+}> {
+  override get message() {
+    return `${this.file}:${this.line}: ${this.detail}`
+  }
+}
+
+export class UnsupportedVersion extends Data.TaggedError("UnsupportedVersion")<{
+  readonly file: string
+  readonly found: number
+  readonly supported: number
+}> {
+  override get message() {
+    return `${this.file}: log version ${this.found} was written by a newer turnlog (this build reads version ${this.supported})`
+  }
+}
+
+export class UnknownEvent extends Data.TaggedError("UnknownEvent")<{
+  readonly file: string
+  readonly line: number
+  readonly type: string
+}> {
+  override get message() {
+    return `${this.file}:${this.line}: unknown event type "${this.type}" (written by a newer turnlog?)`
+  }
+}
+
+/** An operating-system or database failure, mapped once where it enters. */
+export class StoreIOError extends Data.TaggedError("StoreIOError")<{
+  readonly path: string
+  readonly operation: string
+  readonly cause: unknown
+}> {
+  override get message() {
+    return `${this.operation} ${this.path}: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
+
+export type StoreError =
+  | SessionNotFound
+  | SessionLocked
+  | StaleWriter
+  | SessionCorrupt
+  | UnsupportedVersion
+  | UnknownEvent
+  | StoreIOError

@@ -1,0 +1,2 @@
+export * as SessionStore from "./SessionStore.js"
+export * as StoreError from "./StoreError.js"
