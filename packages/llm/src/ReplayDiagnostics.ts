@@ -4,20 +4,10 @@
  * provider-neutral content and the request proceeded.
  */
 import { Context, Effect, Layer, Ref } from "effect"
-import type { MessageId, SessionId } from "@turnlog/protocol"
+import type { ReplayDiagnostic } from "@turnlog/history/Replay"
 
-export const INVALID_REPLAY_STATE = "INVALID_REPLAY_STATE"
-
-export interface ReplayDiagnostic {
-  readonly code: typeof INVALID_REPLAY_STATE
-  readonly sessionId?: SessionId
-  readonly messageId: MessageId
-  /** `<provider>/<model>` the message was produced by. */
-  readonly historicalRoute: string
-  /** `<provider>/<model>` of the request being built. */
-  readonly targetRoute: string
-  readonly reason: string
-}
+export type { ReplayDiagnostic } from "@turnlog/history/Replay"
+export { INVALID_REPLAY_STATE } from "@turnlog/history/Replay"
 
 export interface Service {
   readonly report: (diagnostic: ReplayDiagnostic) => Effect.Effect<void>

@@ -1,0 +1,40 @@
+/**
+ * The read side's vocabulary: an adapter's replay codec, the typed error it
+ * fails with when stored replay state is unusable, and the diagnostic the
+ * reconstructor reports when it degrades a message.
+ */
+import { Data, type Effect } from "effect"
+import type { Message, MessageId, SessionId } from "@turnlog/protocol"
+
+/**
+ * Replay state this build cannot use for this message. A tagged class, not an
+ * Error: degrading is an expected path, and capturing a stack trace on every
+ * legacy message of a long session would be pure cost.
+ */
+export class InvalidReplayState extends Data.TaggedClass("InvalidReplayState")<{
+  readonly messageId: MessageId
+  readonly reason: string
+}> {}
+
+export const INVALID_REPLAY_STATE = "INVALID_REPLAY_STATE" as const
+
+export interface ReplayDiagnostic {
+  readonly code: typeof INVALID_REPLAY_STATE
+  readonly sessionId?: SessionId
+  readonly messageId: MessageId
+  /** `<provider>/<model>` the message was produced by. */
+  readonly historicalRoute: string
+  /** `<provider>/<model>` of the request being built. */
+  readonly targetRoute: string
+  readonly reason: string
+}
+
+/** How one adapter turns a durable assistant message into its native form. */
+export interface ReplayCodec<Native> {
+  /** The `kind` of replay state this codec writes (e.g. "pi-ai"). */
+  readonly kind: string
+  /** Native form from durable content plus the stored replay state. */
+  readonly decode: (message: Message) => Effect.Effect<Native, InvalidReplayState>
+  /** Provider-neutral conversion from durable content alone. */
+  readonly foreign: (message: Message) => Native
+}
