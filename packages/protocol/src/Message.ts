@@ -39,3 +39,21 @@ export const Message = MessageFields.pipe(
   ),
 )
 export type Message = typeof Message.Type
+
+/** The message a tool result is stored as: a user-role message from a tool source. */
+export const makeToolResult = (options: {
+  readonly id: typeof MessageId.Type
+  readonly callId: string
+  readonly content: string
+  readonly isError?: boolean
+}): Message => ({
+  id: options.id,
+  role: "user",
+  content: [{
+    type: "tool-result",
+    toolCallId: options.callId,
+    content: options.content,
+    ...(options.isError === true ? { isError: true } : {}),
+  }],
+  source: { kind: "tool", callId: CallId.make(options.callId) },
+})
