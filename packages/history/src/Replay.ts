@@ -33,7 +33,13 @@ export interface ReplayDiagnostic {
 export interface ReplayCodec<Native> {
   /** The `kind` of replay state this codec writes (e.g. "pi-ai"). */
   readonly kind: string
-  /** Native form from durable content plus the stored replay state. */
+  /**
+   * Native form from durable content plus the stored replay state. Return a
+   * completed `Exit` (`Exit.succeed` / `Exit.fail`) when the answer is known
+   * synchronously: the reconstructor then reads it in one loop without running
+   * a fiber per message (note that `Effect.fail` with an object error is not
+   * completed: it captures the current span when run).
+   */
   readonly decode: (message: Message) => Effect.Effect<Native, InvalidReplayState>
   /** Provider-neutral conversion from durable content alone. */
   readonly foreign: (message: Message) => Native

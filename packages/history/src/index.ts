@@ -1,1 +1,2 @@
-export {}
+export * as History from "./History.js"
+export * from "./Replay.js"
