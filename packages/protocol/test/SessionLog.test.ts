@@ -1,0 +1,58 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import { makeMessageId, makeSessionId, makeToolResult, Message, MessageId, SessionLog, StreamChunk } from "@turnlog/protocol"
+
+const roundTrip = (line: string) => {
+  const decoded = SessionLog.decodeEvent(JSON.parse(line))
+  if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
+  return JSON.stringify(SessionLog.encodeEvent(decoded.right))
+}
+
+describe("SessionLog", () => {
+  it("round-trips every event type byte for byte, replay state included", () => {
+    const lines = [
+      `{"seq":1,"time":"2026-01-01T00:00:00.000Z","type":"turn/start","data":{}}`,
+      `{"seq":2,"time":"t","type":"user/message","data":{"message":{"id":"m1","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}}}}`,
+      `{"seq":3,"time":"t","type":"request/start","data":{"provider":"anthropic","model":"claude","step":1}}`,
+      `{"seq":4,"time":"t","type":"assistant/chunk","data":{"chunk":{"type":"finish","reason":{"kind":"max-tokens"},"replayState":{"response":{"kind":"pi-ai","version":2,"nested":[1,{"a":null}]},"blocks":[{"type":"text"},{"type":"tool-call"}]}}}}`,
+      `{"seq":5,"time":"t","type":"assistant/message","data":{"message":{"id":"m2","role":"assistant","content":[{"type":"reasoning","text":"r"},{"type":"text","text":"a"}],"source":{"kind":"model","provider":"p","model":"m","replayState":{"kind":"pi-ai","version":1,"blocks":["x"]}}},"finish":{"kind":"max-tokens"},"usage":{"inputTokens":3,"outputTokens":4,"reasoningTokens":1}}}`,
+      `{"seq":6,"time":"t","type":"tool/call","data":{"callId":"c1","name":"read_file","arguments":"{\\"path\\":"}}`,
+      `{"seq":7,"time":"t","type":"tool/result","data":{"message":{"id":"m3","role":"user","content":[{"type":"tool-result","toolCallId":"c1","content":"boom","isError":true}],"source":{"kind":"tool","callId":"c1"}},"code":"TOOL_OUTCOME_UNKNOWN"}}`,
+      `{"seq":8,"time":"t","type":"turn/end","data":{"reason":"error","failure":{"message":"nope","code":"AUTH","status":401}}}`,
+    ]
+    for (const line of lines) expect(roundTrip(line)).toBe(line)
+  })
+
+  it("refuses an unknown event type instead of skipping it", () => {
+    expect(SessionLog.isEventType("turn/start")).toBe(true)
+    expect(SessionLog.isEventType("turn/paused")).toBe(false)
+    expect(Either.isLeft(SessionLog.decodeEvent({ seq: 1, time: "t", type: "turn/paused", data: {} }))).toBe(true)
+  })
+
+  it("stamps contiguous seq from the next one, with one time", () => {
+    const events = SessionLog.stamp(5, [{ type: "turn/start", data: {} }, { type: "turn/end", data: { reason: "completed" } }], "T")
+    expect(events).toEqual([
+      { seq: 5, time: "T", type: "turn/start", data: {} },
+      { seq: 6, time: "T", type: "turn/end", data: { reason: "completed" } },
+    ])
+  })
+
+  it("requires a model source on an assistant message", () => {
+    const bad = { id: "m", role: "assistant", content: [], source: { kind: "user" } }
+    expect(Either.isLeft(Schema.decodeUnknownEither(Message)(bad))).toBe(true)
+  })
+
+  it("omits optional fields rather than writing undefined", () => {
+    const result = makeToolResult({ id: MessageId.make("m"), callId: "c", content: "ok" })
+    expect(JSON.stringify(result)).toBe(
+      `{"id":"m","role":"user","content":[{"type":"tool-result","toolCallId":"c","content":"ok"}],"source":{"kind":"tool","callId":"c"}}`,
+    )
+    const chunk = Schema.decodeUnknownSync(StreamChunk)({ type: "finish", reason: { kind: "stop" } })
+    expect(Object.keys(chunk)).toEqual(["type", "reason"])
+  })
+
+  it("makes ids of the expected shapes", () => {
+    expect(makeMessageId()).toMatch(/^msg_[0-9a-f]{20}$/)
+    expect(makeSessionId(new Date("2026-11-30T03:04:05.678Z"))).toMatch(/^20261130T030405-[0-9a-f]{8}$/)
+  })
+})
