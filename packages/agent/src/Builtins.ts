@@ -1,0 +1,153 @@
+/**
+ * The built-in tools: read and list files, write a file, run a shell command —
+ * enough for a coding agent to work in the session's directory and no more.
+ * Every path is confined to the session's cwd; writes and commands ask for
+ * permission (the loop asks `Permissions` with what `prepare` says).
+ */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Effect, Layer, Schema } from "effect"
+import { confine } from "./internal/confine.js"
+import { runCommand } from "./internal/command.js"
+import { ToolFailed } from "./ToolError.js"
+import * as Tools from "./Tools.js"
+
+export interface Options {
+  /** Limit on a file tool's run (default 30 s). */
+  readonly fileTimeoutMs?: number
+  /** A command's timeout when the model gives none (default 120 s). */
+  readonly commandTimeoutMs?: number
+  /** The longest timeout a model may ask a command for (default 600 s). */
+  readonly maxCommandTimeoutMs?: number
+  /** How much command output the model sees (default 32 KiB). */
+  readonly outputCapBytes?: number
+  /** How much of a file `read_file` returns (default 256 KiB). */
+  readonly readCapBytes?: number
+  /** How many entries `list_files` returns (default 1000). */
+  readonly listCap?: number
+}
+
+const failed = (tool: string) => (error: unknown) =>
+  new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
+
+const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
+
+export const readFile = (options: Options = {}): Tools.Tool => {
+  const cap = options.readCapBytes ?? 256 * 1024
+  return Tools.define({
+    name: "read_file",
+    description: "Read a UTF-8 text file in the working directory.",
+    parameters: Schema.Struct({ path: PathArg }),
+    timeoutMs: options.fileTimeoutMs ?? 30_000,
+    prepare: (args, context) =>
+      Effect.map(confine("read_file", context.cwd, args.path), (target) => ({
+        run: Effect.tryPromise({
+          try: async () => {
+            const handle = await fs.open(target.absolute, "r")
+            try {
+              const { size } = await handle.stat()
+              const buffer = Buffer.alloc(Math.min(size, cap))
+              const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+              const text = buffer.subarray(0, bytesRead).toString("utf8")
+              return size > cap ? `${text}\n[file truncated: ${size - cap} more bytes]` : text
+            } finally {
+              await handle.close()
+            }
+          },
+          catch: failed("read_file"),
+        }),
+      })),
+  })
+}
+
+export const listFiles = (options: Options = {}): Tools.Tool => {
+  const cap = options.listCap ?? 1000
+  return Tools.define({
+    name: "list_files",
+    description: "List the entries of a directory in the working directory (directories end with /).",
+    parameters: Schema.Struct({ path: Schema.optionalWith(PathArg, { exact: true }) }),
+    timeoutMs: options.fileTimeoutMs ?? 30_000,
+    prepare: (args, context) =>
+      Effect.map(confine("list_files", context.cwd, args.path ?? "."), (target) => ({
+        run: Effect.tryPromise({
+          try: async () => {
+            const entries = await fs.readdir(target.absolute, { withFileTypes: true })
+            const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
+            const shown = names.slice(0, cap).join("\n")
+            return names.length > cap ? `${shown}\n[${names.length - cap} more entries]` : shown
+          },
+          catch: failed("list_files"),
+        }),
+      })),
+  })
+}
+
+export const writeFile = (options: Options = {}): Tools.Tool =>
+  Tools.define({
+    name: "write_file",
+    description: "Write a UTF-8 text file in the working directory, creating missing directories; replaces the file.",
+    parameters: Schema.Struct({ path: PathArg, content: Schema.String }),
+    timeoutMs: options.fileTimeoutMs ?? 30_000,
+    prepare: (args, context) =>
+      Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
+        permission: { kind: "write" as const, title: `Write ${target.relative}` },
+        run: Effect.tryPromise({
+          try: async () => {
+            await fs.mkdir(path.dirname(target.absolute), { recursive: true })
+            await fs.writeFile(target.absolute, args.content, "utf8")
+            return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${target.relative}`
+          },
+          catch: failed("write_file"),
+        }),
+      })),
+  })
+
+export const runCommandTool = (options: Options = {}): Tools.Tool => {
+  const defaultTimeout = options.commandTimeoutMs ?? 120_000
+  const maxTimeout = options.maxCommandTimeoutMs ?? 600_000
+  return Tools.define({
+    name: "run_command",
+    description: "Run a shell command (/bin/sh -c) in the working directory; returns its output and exit status.",
+    parameters: Schema.Struct({
+      command: Schema.String.annotations({ description: "The shell command line" }),
+      timeoutMs: Schema.optionalWith(
+        Schema.Number.pipe(Schema.int(), Schema.positive()).annotations({
+          description: "Stop the command after this many milliseconds",
+        }),
+        { exact: true },
+      ),
+    }),
+    prepare: (args, context) =>
+      Effect.succeed({
+        permission: { kind: "command" as const, title: `Run ${args.command}` },
+        run: runCommand({
+          command: args.command,
+          cwd: context.cwd,
+          timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
+          outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+        }).pipe(
+          Effect.flatMap((result) =>
+            result.exitCode === 0
+              ? Effect.succeed(result.output)
+              : Effect.fail(
+                new ToolFailed({
+                  tool: "run_command",
+                  detail: (result.exitCode !== null ? `exit status ${result.exitCode}` : `killed by ${result.signal}`) +
+                    (result.output ? `\n${result.output}` : ""),
+                }),
+              )
+          ),
+        ),
+      }),
+  })
+}
+
+/** The four built-ins, in the order the model is told about them. */
+export const tools = (options: Options = {}): ReadonlyArray<Tools.Tool> => [
+  readFile(options),
+  listFiles(options),
+  writeFile(options),
+  runCommandTool(options),
+]
+
+export const layer = (options: Options = {}): Layer.Layer<Tools.Tools> => Tools.layer(tools(options))

@@ -1,0 +1,74 @@
+/**
+ * Runs one shell command for the `run_command` tool. The command gets its own
+ * process group so that a timeout or a cancelled turn kills everything it
+ * started, not just the shell. Output (stdout and stderr interleaved, as a
+ * terminal would show them) is kept up to a cap; what is cut is counted.
+ */
+import { spawn } from "node:child_process"
+import { Duration, Effect } from "effect"
+import { ToolFailed, ToolTimeout } from "../ToolError.js"
+
+export interface CommandOptions {
+  readonly command: string
+  readonly cwd: string
+  readonly timeoutMs: number
+  readonly outputCapBytes: number
+}
+
+export interface CommandResult {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly output: string
+}
+
+class Output {
+  private readonly parts: Array<Buffer> = []
+  private kept = 0
+  private omitted = 0
+  constructor(private readonly cap: number) {}
+  add(chunk: Buffer) {
+    const room = this.cap - this.kept
+    if (room > 0) {
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room)
+      this.parts.push(part)
+      this.kept += part.length
+    }
+    this.omitted += Math.max(0, chunk.length - Math.max(0, room))
+  }
+  text(): string {
+    const body = Buffer.concat(this.parts).toString("utf8")
+    return this.omitted > 0 ? `${body}\n[output truncated: ${this.omitted} more bytes]` : body
+  }
+}
+
+const killGroup = (pid: number | undefined) => {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    // the group is already gone
+  }
+}
+
+export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult, ToolFailed | ToolTimeout> => {
+  const output = new Output(options.outputCapBytes)
+  const run = Effect.async<CommandResult, ToolFailed>((resume) => {
+    const child = spawn("/bin/sh", ["-c", options.command], {
+      cwd: options.cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    child.stdout.on("data", (chunk: Buffer) => output.add(chunk))
+    child.stderr.on("data", (chunk: Buffer) => output.add(chunk))
+    child.once("error", (error) => resume(Effect.fail(new ToolFailed({ tool: "run_command", detail: error.message }))))
+    child.once("close", (exitCode, signal) => resume(Effect.succeed({ exitCode, signal, output: output.text() })))
+    // Interruption (timeout or a cancelled turn) kills the whole group.
+    return Effect.sync(() => killGroup(child.pid))
+  })
+  return run.pipe(
+    Effect.timeoutFail({
+      duration: Duration.millis(options.timeoutMs),
+      onTimeout: () => new ToolTimeout({ tool: "run_command", timeoutMs: options.timeoutMs, output: output.text() }),
+    }),
+  )
+}
