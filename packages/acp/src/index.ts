@@ -1,1 +1,6 @@
-export {}
+export * as AcpServer from "./AcpServer.js"
+export * as Errors from "./Errors.js"
+export * as PermissionBridge from "./PermissionBridge.js"
+export * as PromptContent from "./PromptContent.js"
+export * as Stdio from "./Stdio.js"
+export * as Updates from "./Updates.js"

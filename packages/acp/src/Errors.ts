@@ -1,0 +1,49 @@
+/**
+ * The JSON-RPC errors the server answers with. Each message says what failed
+ * and, where there is one, what to do about it: an editor shows it verbatim.
+ */
+import { RequestError } from "@agentclientprotocol/sdk"
+import type { AgentError } from "@turnlog/agent/AgentLoop"
+import type { Failure } from "@turnlog/protocol"
+
+export const unknownSession = (sessionId: string): RequestError =>
+  new RequestError(-32002, `session ${sessionId} is not open on this connection (use session/new or session/load)`, {
+    sessionId,
+  })
+
+export const busy = (sessionId: string): RequestError =>
+  new RequestError(
+    -32600,
+    `session ${sessionId} already has a prompt in flight; wait for its answer or send session/cancel`,
+    { sessionId },
+  )
+
+export const invalidParams = (detail: string): RequestError => new RequestError(-32602, `Invalid params: ${detail}`)
+
+/** A turn that ended in error: the provider's failure, named. */
+export const turnFailed = (failure: Failure | undefined): RequestError =>
+  new RequestError(
+    -32603,
+    failure === undefined
+      ? "the turn failed without a reported cause"
+      : `the turn failed: ${failure.message} (${failure.code}${failure.status === undefined ? "" : `, HTTP ${failure.status}`})`,
+    failure === undefined ? undefined : { failure },
+  )
+
+export const fromAgentError = (error: AgentError): RequestError => {
+  switch (error._tag) {
+    case "SessionNotFound":
+      return new RequestError(-32002, error.message, { sessionId: error.sessionId })
+    case "AgentBusy":
+      return busy(error.sessionId)
+    case "InvalidModel":
+      return invalidParams(error.message)
+    case "SessionLocked":
+    case "StaleWriter":
+    case "SessionCorrupt":
+    case "UnsupportedVersion":
+    case "UnknownEvent":
+    case "StoreIOError":
+      return new RequestError(-32603, `the session log could not be used: ${error.message}`, { reason: error._tag })
+  }
+}

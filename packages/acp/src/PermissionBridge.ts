@@ -1,0 +1,87 @@
+/**
+ * Routes the agent's permission questions to the editor that owns the session.
+ * The `Permissions` layer is built once, before any client connects; the ACP
+ * server attaches each session it creates or loads to its connection here, and
+ * a question for a session no editor holds is answered "no".
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import type * as acp from "@agentclientprotocol/sdk"
+
+/** What the agent wants to do, as the permission service describes it. */
+export interface PermissionQuestion {
+  readonly sessionId: string
+  readonly callId: string
+  readonly tool: string
+  readonly kind: "write" | "command"
+  readonly title: string
+  readonly input: unknown
+}
+
+/** The option ids offered to the editor. */
+export const ALLOW_ONCE = "allow-once"
+export const REJECT_ONCE = "reject-once"
+
+export interface Service {
+  /** Asks the editor holding the session; `true` only for an explicit allow. */
+  readonly ask: (question: PermissionQuestion) => Effect.Effect<boolean>
+  readonly attach: (sessionId: string, client: acp.AgentContext) => Effect.Effect<void>
+  readonly detach: (sessionId: string) => Effect.Effect<void>
+}
+
+export class PermissionBridge extends Context.Tag("@turnlog/acp/PermissionBridge")<PermissionBridge, Service>() {}
+
+const kindOf = (question: PermissionQuestion): acp.ToolKind => (question.kind === "write" ? "edit" : "execute")
+
+export const toRequest = (question: PermissionQuestion): acp.RequestPermissionRequest => ({
+  sessionId: question.sessionId,
+  toolCall: {
+    toolCallId: question.callId,
+    title: question.title,
+    kind: kindOf(question),
+    status: "pending",
+    rawInput: question.input,
+  },
+  options: [
+    { optionId: ALLOW_ONCE, name: "Allow", kind: "allow_once" },
+    { optionId: REJECT_ONCE, name: "Reject", kind: "reject_once" },
+  ],
+})
+
+export const make = Effect.gen(function*() {
+  const clients = yield* Ref.make<ReadonlyMap<string, acp.AgentContext>>(new Map())
+  const service: Service = {
+    ask: (question) =>
+      Ref.get(clients).pipe(
+        Effect.flatMap((all) => {
+          const client = all.get(question.sessionId)
+          if (client === undefined) return Effect.succeed(false)
+          return Effect.tryPromise(() => client.request("session/request_permission", toRequest(question))).pipe(
+            Effect.map((response) =>
+              response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW_ONCE
+            ),
+            // An editor that cannot answer (gone, or an error reply) has not said yes.
+            Effect.catchAll((error) =>
+              Effect.sync(() => {
+                process.stderr.write(
+                  `turnlog: permission request for ${question.title} failed, treated as rejected: ${
+                    error.error instanceof Error ? error.error.message : String(error.error)
+                  }\n`,
+                )
+                return false
+              })
+            ),
+          )
+        }),
+      ),
+    attach: (sessionId, client) => Ref.update(clients, (all) => new Map(all).set(sessionId, client)),
+    detach: (sessionId) =>
+      Ref.update(clients, (all) => {
+        const next = new Map(all)
+        next.delete(sessionId)
+        return next
+      }),
+  }
+  return service
+})
+
+export const layer = Layer.effect(PermissionBridge, make)

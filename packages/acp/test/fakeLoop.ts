@@ -1,0 +1,70 @@
+/**
+ * A small `AgentLoop` for testing the server alone: each prompt plays the next
+ * scripted turn, which may wait for a cancel or ask a permission through the
+ * same bridge the real `Permissions` layer uses.
+ */
+import { Deferred, Effect, Layer, Ref, Stream } from "effect"
+import { AgentBusy, type AgentError, AgentLoop, type AgentUpdate } from "@turnlog/agent/AgentLoop"
+import { type ContentBlock, SessionId } from "@turnlog/protocol"
+import type { SessionStore } from "@turnlog/store"
+import { SessionNotFound } from "@turnlog/store/StoreError"
+import { PermissionBridge } from "@turnlog/acp/PermissionBridge"
+
+export interface TurnContext {
+  readonly sessionId: string
+  /** Resolves when the turn is cancelled. */
+  readonly cancelled: Effect.Effect<void>
+  readonly ask: (tool: string, kind: "write" | "command", input: unknown, callId: string) => Effect.Effect<boolean>
+}
+
+export type Turn = (context: TurnContext) => Stream.Stream<AgentUpdate, AgentError>
+
+export interface Fake {
+  readonly prompts: Ref.Ref<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>
+  readonly layer: Layer.Layer<AgentLoop, never, PermissionBridge>
+}
+
+export const make = (
+  turns: ReadonlyArray<Turn>,
+  stored: ReadonlyMap<string, SessionStore.LoadedSession> = new Map(),
+) =>
+  Effect.gen(function*() {
+    const prompts = yield* Ref.make<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>([])
+    const layer = Layer.effect(
+      AgentLoop,
+      Effect.gen(function*() {
+        const bridge = yield* PermissionBridge
+        let created = 0
+        let next = 0
+        const running = new Map<string, Deferred.Deferred<void>>()
+        return AgentLoop.of({
+          createSession: () => Effect.sync(() => SessionId.make(`session-${++created}`)),
+          load: (id) => {
+            const found = stored.get(id)
+            return found === undefined ? Effect.fail(new SessionNotFound({ sessionId: id })) : Effect.succeed(found)
+          },
+          prompt: (id, content: string | ReadonlyArray<ContentBlock>) =>
+            Stream.unwrap(Effect.gen(function*() {
+              if (running.has(id)) return Stream.fail(new AgentBusy({ sessionId: id }))
+              yield* Ref.update(prompts, (all) => [...all, { sessionId: id, content }])
+              const turn = turns[next++]
+              if (turn === undefined) return Stream.die(new Error("no scripted turn left"))
+              const cancelled = yield* Deferred.make<void>()
+              running.set(id, cancelled)
+              const context: TurnContext = {
+                sessionId: id,
+                cancelled: Deferred.await(cancelled),
+                ask: (tool, kind, input, callId) =>
+                  bridge.ask({ sessionId: id, callId, tool, kind, title: `${tool}`, input }),
+              }
+              return turn(context).pipe(Stream.ensuring(Effect.sync(() => running.delete(id))))
+            })),
+          cancel: (id) => Effect.suspend(() => {
+            const d = running.get(id)
+            return d === undefined ? Effect.void : Deferred.succeed(d, undefined)
+          }),
+        })
+      }),
+    )
+    return { prompts, layer } satisfies Fake
+  })
