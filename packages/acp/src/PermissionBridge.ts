@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import type * as acp from "@agentclientprotocol/sdk"
+import * as Permissions from "@turnlog/agent/Permissions"
 
 /** What the agent wants to do, as the permission service describes it. */
 export interface PermissionQuestion {
@@ -85,3 +86,11 @@ export const make = Effect.gen(function*() {
 })
 
 export const layer = Layer.effect(PermissionBridge, make)
+
+/** The agent's `Permissions`, answered by the editor holding the session. */
+export const layerPermissions: Layer.Layer<Permissions.Permissions, never, PermissionBridge> = Permissions.layerAsk(
+  (request) =>
+    Effect.flatMap(PermissionBridge, (bridge) => bridge.ask(request)).pipe(
+      Effect.map((allowed): Permissions.Decision => (allowed ? "allow" : "deny")),
+    ),
+)

@@ -25,7 +25,10 @@ const start = async (
   stored: ReadonlyMap<string, SessionStore.LoadedSession> = new Map(),
 ): Promise<Harness> => {
   const fake = await Effect.runPromise(FakeLoop.make(turns, stored))
-  const layer = fake.layer.pipe(Layer.provideMerge(PermissionBridge.layer))
+  const layer = fake.layer.pipe(
+    Layer.provide(PermissionBridge.layerPermissions),
+    Layer.provideMerge(PermissionBridge.layer),
+  )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>)
   const logs: Array<string> = []

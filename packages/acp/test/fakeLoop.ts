@@ -1,14 +1,14 @@
 /**
  * A small `AgentLoop` for testing the server alone: each prompt plays the next
  * scripted turn, which may wait for a cancel or ask a permission through the
- * same bridge the real `Permissions` layer uses.
+ * `Permissions` service the real loop uses.
  */
 import { Deferred, Effect, Layer, Ref, Stream } from "effect"
 import { AgentBusy, type AgentError, AgentLoop, type AgentUpdate } from "@turnlog/agent/AgentLoop"
 import { type ContentBlock, SessionId } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import { SessionNotFound } from "@turnlog/store/StoreError"
-import { PermissionBridge } from "@turnlog/acp/PermissionBridge"
+import { Permissions } from "@turnlog/agent/Permissions"
 
 export interface TurnContext {
   readonly sessionId: string
@@ -21,7 +21,7 @@ export type Turn = (context: TurnContext) => Stream.Stream<AgentUpdate, AgentErr
 
 export interface Fake {
   readonly prompts: Ref.Ref<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>
-  readonly layer: Layer.Layer<AgentLoop, never, PermissionBridge>
+  readonly layer: Layer.Layer<AgentLoop, never, Permissions>
 }
 
 export const make = (
@@ -33,7 +33,7 @@ export const make = (
     const layer = Layer.effect(
       AgentLoop,
       Effect.gen(function*() {
-        const bridge = yield* PermissionBridge
+        const permissions = yield* Permissions
         let created = 0
         let next = 0
         const running = new Map<string, Deferred.Deferred<void>>()
@@ -55,7 +55,9 @@ export const make = (
                 sessionId: id,
                 cancelled: Deferred.await(cancelled),
                 ask: (tool, kind, input, callId) =>
-                  bridge.ask({ sessionId: id, callId, tool, kind, title: `${tool}`, input }),
+                  permissions.decide({ sessionId: id, callId, tool, kind, title: tool, input }).pipe(
+                    Effect.map((decision) => decision === "allow"),
+                  ),
               }
               return turn(context).pipe(Stream.ensuring(Effect.sync(() => running.delete(id))))
             })),
