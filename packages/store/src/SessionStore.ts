@@ -28,6 +28,11 @@ export interface Recovery {
   readonly tornTail?: { readonly sidecar?: string; readonly bytes: number; readonly line: number }
   /** Events appended at open to close a turn left open by a dead process. */
   readonly closedTurn?: ReadonlyArray<SessionLog.SessionEvent>
+  /**
+   * `read` only: the last turn has no `turn/end` (a turn in flight, or one a
+   * dead process left open, which the next `open` closes). `seq` is its `turn/start`.
+   */
+  readonly openTurn?: { readonly seq: number }
 }
 
 export interface LoadedSession {
@@ -39,7 +44,10 @@ export interface LoadedSession {
 export interface Service {
   /** A new session id; nothing is written until the first append. Takes the lease. */
   readonly create: (options: { readonly cwd: string; readonly title?: string }) => Effect.Effect<SessionId, StoreError>
-  /** Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably. */
+  /**
+   * Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably.
+   * A session this store already holds is returned as it is (its turn in flight is live, not a crash).
+   */
   readonly open: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
   /**
    * Appends events whose seq continue the log exactly (`StaleWriter` otherwise).
@@ -48,9 +56,13 @@ export interface Service {
   readonly append: (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) => Effect.Effect<void, StoreError>
   /** A barrier: when it returns, every appended event is written and fsynced. */
   readonly flush: (id: SessionId) => Effect.Effect<void, StoreError>
-  /** Reads a session without changing anything (no lease, no repair). */
+  /**
+   * Reads a session without changing anything (no lease, no repair); what needs
+   * repair is reported in `recovery`. Includes the events this store appended
+   * (it flushes its own buffer of that session first).
+   */
   readonly read: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
-  /** Sessions with at least one event, newest first. */
+  /** Sessions with at least one event, most recently updated first. */
   readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, StoreError>
   /** Flushes and gives up the lease. */
   readonly release: (id: SessionId) => Effect.Effect<void, StoreError>

@@ -1,2 +1,5 @@
 export * as SessionStore from "./SessionStore.js"
 export * as StoreError from "./StoreError.js"
+export * as OpenTurn from "./OpenTurn.js"
+export * as Summary from "./Summary.js"
+export * as Memory from "./Memory.js"

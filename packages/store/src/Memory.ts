@@ -1,0 +1,90 @@
+/**
+ * The memory layer, for tests of everything above the store. It keeps what a
+ * durable layer would keep — each event as its JSON text — so a value that
+ * would not survive a JSON round trip (an `undefined` field) does not survive
+ * here either, and it runs the same shared store logic (seq check, buffering,
+ * leases, recovery) as the durable layers.
+ *
+ * A `MemoryStorage` can outlive a store: two stores built on one storage behave
+ * like two processes sharing a disk, and a store whose scope closed behaves
+ * like a process that stopped (a turn it left open is recovered by the next `open`).
+ */
+import { Effect, Layer } from "effect"
+import type { SessionLog } from "@turnlog/protocol"
+import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { SessionStore } from "./SessionStore.js"
+import { SessionLocked, SessionNotFound } from "./StoreError.js"
+import { summarize } from "./Summary.js"
+
+interface StoredSession {
+  readonly header: string
+  readonly events: Array<string>
+}
+
+/** Sessions and leases shared by the stores built on it. */
+export interface MemoryStorage {
+  readonly sessions: Map<string, StoredSession>
+  /** Session id → the store holding its lease. */
+  readonly leases: Map<string, symbol>
+}
+
+export const makeStorage = (): MemoryStorage => ({ sessions: new Map(), leases: new Map() })
+
+const parse = <A>(text: string): A => JSON.parse(text) as A
+
+const makeBackend = (storage: MemoryStorage): Backend => {
+  const self = Symbol("memory store")
+  const loadStored = (stored: StoredSession) => ({
+    header: parse<SessionLog.SessionHeader>(stored.header),
+    events: stored.events.map((line) => parse<SessionLog.SessionEvent>(line)),
+  })
+  return {
+    acquire: (id) =>
+      Effect.suspend(() => {
+        const holder = storage.leases.get(id)
+        // Every store here lives in this process: a lease held by another store names our pid.
+        if (holder !== undefined && holder !== self) {
+          return Effect.fail(new SessionLocked({ sessionId: id, pid: process.pid }))
+        }
+        storage.leases.set(id, self)
+        const writer: Writer = {
+          write: (header, events, first) =>
+            Effect.sync(() => {
+              let stored = storage.sessions.get(id)
+              if (first || stored === undefined) {
+                stored = { header: JSON.stringify(header), events: [] }
+                storage.sessions.set(id, stored)
+              }
+              for (const event of events) stored.events.push(JSON.stringify(event))
+            }),
+          release: Effect.sync(() => {
+            if (storage.leases.get(id) === self) storage.leases.delete(id)
+          }),
+        }
+        return Effect.succeed(writer)
+      }),
+    load: (id) =>
+      Effect.suspend(() => {
+        const stored = storage.sessions.get(id)
+        return stored === undefined ? Effect.fail(new SessionNotFound({ sessionId: id })) : Effect.succeed(loadStored(stored))
+      }),
+    list: () =>
+      Effect.sync(() =>
+        Array.from(storage.sessions.values()).flatMap((stored) => {
+          const { events, header } = loadStored(stored)
+          const summary = summarize(header, events)
+          return summary === undefined ? [] : [summary]
+        })
+      ),
+  }
+}
+
+/** A store over `storage` (a fresh one by default). */
+export const makeMemory = (storage?: MemoryStorage) =>
+  Effect.suspend(() => makeCore(makeBackend(storage ?? makeStorage())))
+
+/** A memory store with its own storage (fresh each time the layer is built). */
+export const layerMemory = Layer.scoped(SessionStore, makeMemory())
+
+/** A memory store over a storage the test keeps, to simulate restarts and a second process. */
+export const layerMemoryWith = (storage: MemoryStorage) => Layer.scoped(SessionStore, makeMemory(storage))

@@ -1,0 +1,213 @@
+/**
+ * The store logic every layer shares, so the three layers cannot drift apart:
+ * leases held by this store, the seq check, buffering until `flush`, recovery
+ * at `open`, flush-and-release when the layer's scope closes. A layer supplies
+ * only a `Backend`: how to take a lease, load, write and list its storage.
+ */
+import { Console, Effect } from "effect"
+import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
+import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
+import { byRecency } from "../Summary.js"
+import type { LoadedSession, Recovery, Service, SessionSummary } from "../SessionStore.js"
+import { type StoreError, StaleWriter } from "../StoreError.js"
+
+/** A session as storage holds it, plus what loading found or repaired. */
+export interface Loaded {
+  readonly header: SessionLog.SessionHeader
+  readonly events: ReadonlyArray<SessionLog.SessionEvent>
+  readonly tornTail?: NonNullable<Recovery["tornTail"]>
+}
+
+/** The write side of one leased session. */
+export interface Writer {
+  /**
+   * Appends events durably: when it succeeds they are written and synced.
+   * `first` materialises the session (header included) without overwriting
+   * anything. A failure leaves storage as it was, so the same call can be retried.
+   */
+  readonly write: (
+    header: SessionLog.SessionHeader,
+    events: ReadonlyArray<SessionLog.SessionEvent>,
+    first: boolean,
+  ) => Effect.Effect<void, StoreError>
+  /** Gives up the lease (and any open handle). Never fails. */
+  readonly release: Effect.Effect<void>
+}
+
+export interface Backend {
+  /** Takes the exclusive lease of a session (`SessionLocked` if a live process holds it). */
+  readonly acquire: (id: SessionId) => Effect.Effect<Writer, StoreError>
+  /** Loads a session; `repair` cuts a torn tail (keeping its bytes), otherwise it is only reported. */
+  readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
+  /** Summaries of the stored sessions that have events, in any order. */
+  readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, StoreError>
+}
+
+interface Held {
+  readonly header: SessionLog.SessionHeader
+  readonly writer: Writer
+  nextSeq: number
+  pending: Array<SessionLog.SessionEvent>
+  materialised: boolean
+}
+
+const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEvent>): Recovery => ({
+  ...(loaded.tornTail !== undefined ? { tornTail: loaded.tornTail } : {}),
+  ...(closed.length > 0 ? { closedTurn: closed } : {}),
+})
+
+/** What `read` found, without changing anything. */
+const foundBy = (loaded: Loaded): LoadedSession => {
+  const start = openTurnStart(loaded.events)
+  return {
+    header: loaded.header,
+    events: loaded.events,
+    recovery: {
+      ...(loaded.tornTail !== undefined ? { tornTail: loaded.tornTail } : {}),
+      ...(start >= 0 ? { openTurn: { seq: loaded.events[start]!.seq } } : {}),
+    },
+  }
+}
+
+export const makeCore = (backend: Backend) =>
+  Effect.gen(function*() {
+    const held = new Map<SessionId, Held>()
+    // One operation at a time: an open, an append and a flush of the same
+    // session must not interleave between their steps.
+    const lock = yield* Effect.makeSemaphore(1)
+    const serial = <A, E>(effect: Effect.Effect<A, E>) => lock.withPermits(1)(effect)
+
+    const flushHeld = (session: Held): Effect.Effect<void, StoreError> => {
+      if (session.pending.length === 0) return Effect.void
+      const batch = session.pending
+      return session.writer.write(session.header, batch, !session.materialised).pipe(
+        // Only a successful write takes the batch out of the buffer: a retry sends it again.
+        Effect.tap(() =>
+          Effect.sync(() => {
+            session.pending = session.pending.length === batch.length ? [] : session.pending.slice(batch.length)
+            session.materialised = true
+          })
+        ),
+      )
+    }
+
+    const openUnheld = (id: SessionId): Effect.Effect<LoadedSession, StoreError> =>
+      Effect.gen(function*() {
+        const writer = yield* backend.acquire(id)
+        return yield* Effect.gen(function*() {
+          const loaded = yield* backend.load(id, true)
+          const closed = closeOpenTurn(loaded.events)
+          if (closed.length > 0) yield* writer.write(loaded.header, closed, false)
+          const last = closed[closed.length - 1] ?? loaded.events[loaded.events.length - 1]
+          held.set(id, {
+            header: loaded.header,
+            writer,
+            nextSeq: last === undefined ? 1 : last.seq + 1,
+            pending: [],
+            materialised: true,
+          })
+          return {
+            header: loaded.header,
+            events: closed.length > 0 ? [...loaded.events, ...closed] : loaded.events,
+            recovery: recoveryOf(loaded, closed),
+          }
+        }).pipe(Effect.onError(() => writer.release))
+      })
+
+    // Events appended by this store are part of what it reads back.
+    const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
+      Effect.flatMap(flushHeld(session), () =>
+        session.materialised
+          ? Effect.map(backend.load(id, false), foundBy)
+          : Effect.succeed({ header: session.header, events: [], recovery: {} }))
+
+    const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
+      flushHeld(session).pipe(
+        Effect.ensuring(Effect.suspend(() => {
+          held.delete(id)
+          return session.writer.release
+        })),
+      )
+
+    const service: Service = {
+      create: (options) =>
+        serial(Effect.gen(function*() {
+          const id = makeSessionId()
+          const writer = yield* backend.acquire(id)
+          const header: SessionLog.SessionHeader = {
+            type: "session",
+            version: SessionLog.LOG_VERSION,
+            id,
+            createdAt: new Date().toISOString(),
+            cwd: options.cwd,
+            ...(options.title !== undefined ? { title: options.title } : {}),
+          }
+          held.set(id, { header, writer, nextSeq: 1, pending: [], materialised: false })
+          return id
+        })),
+
+      open: (id) =>
+        serial(Effect.suspend(() => {
+          const session = held.get(id)
+          // Already ours: the turn in flight is live, not a crash to recover from.
+          return session !== undefined ? readHeld(id, session) : openUnheld(id)
+        })),
+
+      append: (id, events) =>
+        serial(Effect.gen(function*() {
+          if (events.length === 0) return
+          let session = held.get(id)
+          if (session === undefined) {
+            yield* openUnheld(id)
+            session = held.get(id)!
+          }
+          for (let i = 0; i < events.length; i++) {
+            const expected = session.nextSeq + i
+            if (events[i]!.seq !== expected) {
+              return yield* new StaleWriter({ sessionId: id, expectedSeq: expected, gotSeq: events[i]!.seq })
+            }
+          }
+          for (const event of events) session.pending.push(event)
+          session.nextSeq += events.length
+        })),
+
+      flush: (id) =>
+        serial(Effect.suspend(() => {
+          const session = held.get(id)
+          return session === undefined ? Effect.void : flushHeld(session)
+        })),
+
+      read: (id) =>
+        serial(Effect.suspend(() => {
+          const session = held.get(id)
+          return session !== undefined
+            ? readHeld(id, session)
+            : Effect.map(backend.load(id, false), foundBy)
+        })),
+
+      list: () =>
+        serial(Effect.gen(function*() {
+          for (const session of held.values()) yield* flushHeld(session)
+          const summaries = yield* backend.list()
+          return [...summaries].sort(byRecency)
+        })),
+
+      release: (id) =>
+        serial(Effect.suspend(() => {
+          const session = held.get(id)
+          return session === undefined ? Effect.void : releaseHeld(id, session)
+        })),
+    }
+
+    yield* Effect.addFinalizer(() =>
+      serial(Effect.forEach(
+        Array.from(held.entries()),
+        ([id, session]) =>
+          releaseHeld(id, session).pipe(
+            Effect.catchAll((error) => Console.error(`turnlog: session ${id}: ${error.message}`)),
+          ),
+        { discard: true },
+      ))
+    )
+    return service
+  })

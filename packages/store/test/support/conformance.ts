@@ -1,0 +1,312 @@
+// The behaviour every SessionStore layer must share. Each layer's test file
+// calls `conformance` with a harness; the same assertions run against all three.
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Either, Layer } from "effect"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
+import {
+  TOOL_NOT_STARTED,
+  TOOL_NOT_STARTED_CONTENT,
+  TOOL_OUTCOME_UNKNOWN,
+  TOOL_OUTCOME_UNKNOWN_CONTENT,
+} from "../../src/OpenTurn.js"
+import { type Service, SessionStore } from "../../src/SessionStore.js"
+import type { StoreError } from "../../src/StoreError.js"
+import {
+  assistantWithCalls,
+  chunkEvent,
+  everyType,
+  replayState,
+  stamped,
+  TIME,
+  toolCall,
+  toolResult,
+  userMessage,
+} from "./fixtures.js"
+
+/** One storage for the duration of a test; every build of `store` is a new store over it (a new process). */
+export interface Harness {
+  readonly store: Layer.Layer<SessionStore, StoreError>
+  readonly cleanup?: () => void
+}
+
+/** Runs `f` with a store built over the harness's storage; the store's scope closes after. */
+export const withStore = <A, E>(harness: Harness, f: (store: Service) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(Layer.build(harness.store), (context) => f(Context.get(context, SessionStore))))
+
+const seqs = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => e.seq)
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+
+export const conformance = (name: string, makeHarness: () => Harness) =>
+  describe(`${name}: SessionStore conformance`, () => {
+    const run = <A, E>(f: (harness: Harness) => Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        const harness = makeHarness()
+        return f(harness).pipe(Effect.ensuring(Effect.sync(() => harness.cleanup?.())))
+      })
+
+    it.effect("round-trips every event type; replay state byte-identical; optional fields stay omitted", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const written = stamped(1, everyType)
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/work/project" })
+              yield* store.append(id, written.slice(0, 4))
+              yield* store.append(id, written.slice(4))
+              yield* store.flush(id)
+              return id
+            }))
+          const loaded = yield* withStore(h, (store) => store.read(id))
+          expect(loaded.header).toStrictEqual({
+            type: "session",
+            version: SessionLog.LOG_VERSION,
+            id,
+            createdAt: loaded.header.createdAt,
+            cwd: "/work/project",
+          })
+          expect("title" in loaded.header).toBe(false)
+          expect(JSON.stringify(loaded.events)).toBe(JSON.stringify(written))
+          expect(loaded.events).toStrictEqual(written)
+          const message = loaded.events[9]!
+          if (message.type !== "assistant/message" || message.data.message.source.kind !== "model") {
+            throw new Error("expected the assistant message at seq 10")
+          }
+          expect(JSON.stringify(message.data.message.source.replayState)).toBe(JSON.stringify(replayState))
+          const plain = loaded.events[3]!
+          expect(Object.keys(plain.data)).toStrictEqual(["provider", "model"])
+          expect(loaded.recovery).toStrictEqual({})
+        })
+      ))
+
+    it.effect("gives contiguous seq and rejects a stale or gapped batch with StaleWriter", () =>
+      run((h) =>
+        withStore(h, (store) =>
+          Effect.gen(function*() {
+            const id = yield* store.create({ cwd: "/p" })
+            const first = yield* Effect.either(store.append(id, [chunkEvent(2)]))
+            expect(first).toStrictEqual(Either.left(expect.objectContaining({ _tag: "StaleWriter", expectedSeq: 1, gotSeq: 2 })))
+            yield* store.append(id, [chunkEvent(1), chunkEvent(2), chunkEvent(3)])
+            const repeated = yield* Effect.flip(store.append(id, [chunkEvent(3)]))
+            expect(repeated).toMatchObject({ _tag: "StaleWriter", sessionId: id, expectedSeq: 4, gotSeq: 3 })
+            const gapped = yield* Effect.flip(store.append(id, [chunkEvent(4), chunkEvent(6)]))
+            expect(gapped).toMatchObject({ _tag: "StaleWriter", expectedSeq: 5, gotSeq: 6 })
+            yield* store.append(id, [chunkEvent(4), chunkEvent(5)])
+            yield* store.flush(id)
+            const loaded = yield* store.read(id)
+            expect(seqs(loaded.events)).toStrictEqual([1, 2, 3, 4, 5])
+          })
+        )
+      ))
+
+    it.effect("a second store over the same storage continues the seq and rejects a stale batch", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/p" })
+              yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, { type: "turn/end", data: { reason: "completed" } }]))
+              return id
+            }))
+          yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const stale = yield* Effect.flip(store.append(id, [chunkEvent(1)]))
+              expect(stale).toMatchObject({ _tag: "StaleWriter", expectedSeq: 3, gotSeq: 1 })
+              yield* store.append(id, [chunkEvent(3)])
+            }))
+          const loaded = yield* withStore(h, (store) => store.read(id))
+          expect(seqs(loaded.events)).toStrictEqual([1, 2, 3])
+        })
+      ))
+
+    it.effect("closes an open turn at open: a result for each call without one, then turn/end interrupted", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const written = stamped(1, [
+            { type: "turn/start", data: {} },
+            userMessage("do three things"),
+            assistantWithCalls(["call_started", "call_never", "call_done"]),
+            toolCall("call_done"),
+            toolResult("call_done"),
+            toolCall("call_started"),
+          ])
+          // The writer stops mid-turn: its scope closes with the turn open.
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/p" })
+              yield* store.append(id, written)
+              yield* store.flush(id)
+              return id
+            }))
+
+          const found = yield* withStore(h, (store) => store.read(id))
+          expect(found.events).toStrictEqual(written)
+          expect(found.recovery).toStrictEqual({ openTurn: { seq: 1 } })
+
+          const opened = yield* withStore(h, (store) => store.open(id))
+          const closed = opened.recovery.closedTurn ?? []
+          expect(closed.map((e) => [e.seq, e.type])).toStrictEqual([
+            [7, "tool/result"],
+            [8, "tool/result"],
+            [9, "turn/end"],
+          ])
+          const [started, never, end] = closed
+          expect(started).toMatchObject({
+            data: {
+              code: TOOL_OUTCOME_UNKNOWN,
+              message: {
+                role: "user",
+                content: [{ type: "tool-result", toolCallId: "call_started", content: TOOL_OUTCOME_UNKNOWN_CONTENT, isError: true }],
+                source: { kind: "tool", callId: "call_started" },
+              },
+            },
+          })
+          expect(never).toMatchObject({
+            data: {
+              code: TOOL_NOT_STARTED,
+              message: { content: [{ toolCallId: "call_never", content: TOOL_NOT_STARTED_CONTENT, isError: true }] },
+            },
+          })
+          expect(end).toMatchObject({ type: "turn/end", data: { reason: "interrupted" } })
+          expect(Object.keys(end!.data)).toStrictEqual(["reason"])
+          expect(opened.events).toStrictEqual([...written, ...closed])
+
+          // Durable: a later process sees the closed turn and recovers nothing more.
+          const again = yield* withStore(h, (store) => store.open(id))
+          expect(again.events).toStrictEqual([...written, ...closed])
+          expect(again.recovery).toStrictEqual({})
+        })
+      ))
+
+    it.effect("closes an open turn without tool calls with turn/end interrupted only", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/p" })
+              yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
+              return id
+            }))
+          const opened = yield* withStore(h, (store) => store.open(id))
+          expect(opened.recovery.closedTurn?.map((e) => [e.seq, e.type])).toStrictEqual([[3, "turn/end"]])
+        })
+      ))
+
+    it.effect("does not close the turn a store is writing when it opens its own session again", () =>
+      run((h) =>
+        withStore(h, (store) =>
+          Effect.gen(function*() {
+            const id = yield* store.create({ cwd: "/p" })
+            yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, assistantWithCalls(["c1"])]))
+            const opened = yield* store.open(id)
+            expect(seqs(opened.events)).toStrictEqual([1, 2])
+            expect(opened.recovery.closedTurn).toBeUndefined()
+            yield* store.append(id, stamped(3, [toolCall("c1")]))
+          })
+        )
+      ))
+
+    it.effect("lists sessions with events, most recently updated first, with turns and titles", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const ids = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const titled = yield* store.create({ cwd: "/a", title: "Given title" })
+              const untitled = yield* store.create({ cwd: "/b" })
+              const empty = yield* store.create({ cwd: "/c" })
+              yield* store.append(titled, SessionLog.stamp(1, [{ type: "turn/start", data: {} }, userMessage("ignored")], "2025-01-01T00:00:00.000Z"))
+              yield* store.append(untitled, SessionLog.stamp(1, [
+                { type: "turn/start", data: {} },
+                userMessage("  Refactor   the\nparser so that it streams tokens instead of buffering the whole input"),
+                { type: "turn/end", data: { reason: "completed" } },
+                { type: "turn/start", data: {} },
+                userMessage("second"),
+              ], "2025-01-03T00:00:00.000Z"))
+              yield* store.append(titled, SessionLog.stamp(3, [{ type: "turn/end", data: { reason: "completed" } }], "2025-01-02T00:00:00.000Z"))
+              return { titled, untitled, empty }
+            }))
+          const listed = yield* withStore(h, (store) => store.list())
+          expect(listed).toStrictEqual([
+            {
+              id: ids.untitled,
+              cwd: "/b",
+              createdAt: expect.any(String),
+              updatedAt: "2025-01-03T00:00:00.000Z",
+              turns: 2,
+              title: "Refactor the parser so that it streams tokens instead of bu…",
+            },
+            {
+              id: ids.titled,
+              cwd: "/a",
+              createdAt: expect.any(String),
+              updatedAt: "2025-01-02T00:00:00.000Z",
+              turns: 1,
+              title: "Given title",
+            },
+          ])
+        })
+      ))
+
+    it.effect("unknown sessions are SessionNotFound; a created session is not stored before its first append", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const missing = "20250101T000000-deadbeef" as SessionId
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              expect(yield* Effect.flip(store.read(missing))).toMatchObject({ _tag: "SessionNotFound", sessionId: missing })
+              expect(yield* Effect.flip(store.open(missing))).toMatchObject({ _tag: "SessionNotFound", sessionId: missing })
+              expect(yield* Effect.flip(store.append(missing, [chunkEvent(1)]))).toMatchObject({ _tag: "SessionNotFound" })
+              const id = yield* store.create({ cwd: "/p" })
+              const own = yield* store.read(id)
+              expect(own.events).toStrictEqual([])
+              expect(yield* store.list()).toStrictEqual([])
+              return id
+            }))
+          expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({ _tag: "SessionNotFound" })
+        })
+      ))
+
+    it.effect("one writer: a second store gets SessionLocked until the first releases", () =>
+      run((h) =>
+        withStore(h, (first) =>
+          Effect.gen(function*() {
+            const id = yield* first.create({ cwd: "/p" })
+            yield* first.append(id, [chunkEvent(1)])
+            yield* first.flush(id)
+            yield* withStore(h, (second) =>
+              Effect.gen(function*() {
+                const locked = yield* Effect.flip(second.open(id))
+                expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: process.pid })
+                expect(yield* Effect.flip(second.append(id, [chunkEvent(2)]))).toMatchObject({ _tag: "SessionLocked" })
+                // Reading needs no lease.
+                expect(seqs((yield* second.read(id)).events)).toStrictEqual([1])
+                yield* first.append(id, [chunkEvent(2)])
+                yield* first.release(id)
+                const opened = yield* second.open(id)
+                expect(seqs(opened.events)).toStrictEqual([1, 2])
+              }))
+          })
+        )
+      ))
+
+    it.effect("holds a 100,000-event session", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const count = 100_000
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/big" })
+              for (let seq = 1; seq <= count; seq += 1000) {
+                yield* store.append(id, range(seq, seq + 999).map((s) => chunkEvent(s)))
+                yield* store.flush(id)
+              }
+              return id
+            }))
+          const loaded = yield* withStore(h, (store) => store.open(id))
+          expect(loaded.events.length).toBe(count)
+          expect(loaded.events.every((event, i) => event.seq === i + 1)).toBe(true)
+          expect(loaded.events[count - 1]).toStrictEqual(chunkEvent(count))
+          expect(loaded.recovery).toStrictEqual({})
+          expect(loaded.events[0]!.time).toBe(TIME)
+        })
+      ))
+  })
