@@ -1,1 +1,6 @@
-export {}
+export * as PiAiAdapter from "./PiAiAdapter.js"
+export * as PiAiChunks from "./Chunks.js"
+export * as PiAiContext from "./Context.js"
+export * as PiAiFailures from "./Failures.js"
+export * as PiAiReplay from "./Replay.js"
+export * as PiAiRouting from "./Routing.js"

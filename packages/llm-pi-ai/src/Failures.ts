@@ -1,0 +1,141 @@
+/**
+ * How a provider failure becomes a durable `Failure`: one code the agent loop
+ * can act on (retry later, ask for a key, compact the context, give up), plus
+ * the status, retry delay and request id when the HTTP response told us.
+ *
+ * pi-ai folds HTTP errors into a message string, so the adapter watches the
+ * responses itself (a fetch wrapper, see `observeFetch`) and classification
+ * prefers what the wire said over what the message text suggests.
+ */
+import type { Failure } from "@turnlog/protocol"
+
+export type FailureCode =
+  | "AUTH"
+  | "RATE_LIMIT"
+  | "INVALID_REQUEST"
+  | "SERVER"
+  | "TIMEOUT"
+  | "TRANSPORT"
+  | "CONTEXT_WINDOW_EXCEEDED"
+  | "PROVIDER_ERROR"
+
+/** The parts of an HTTP response a failure can name. Header names are lower-case. */
+export interface HttpResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface Observed {
+  /** The last HTTP response of the request, if one arrived. */
+  readonly response: () => HttpResponse | undefined
+  readonly fetch: typeof globalThis.fetch
+}
+
+const REQUEST_ID_HEADERS = ["request-id", "x-request-id", "x-goog-request-id"] as const
+
+/**
+ * A fetch that remembers the status and headers of the responses it returns.
+ * Bodies are untouched; nothing from the request (its key included) is kept.
+ */
+export const observeFetch = (base: typeof globalThis.fetch = globalThis.fetch): Observed => {
+  let last: HttpResponse | undefined
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await base(input, init)
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, key) => {
+      if (key === "retry-after" || key === "retry-after-ms" || (REQUEST_ID_HEADERS as ReadonlyArray<string>).includes(key)) {
+        headers[key] = value
+      }
+    })
+    last = { status: response.status, headers }
+    return response
+  }
+  return { response: () => last, fetch }
+}
+
+/** Milliseconds the server asked us to wait, from `retry-after-ms` or `retry-after` (seconds or a date). */
+export const retryAfterMs = (headers: Readonly<Record<string, string>>, now: number = Date.now()): number | undefined => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined) {
+    const value = Number.parseFloat(ms)
+    if (Number.isFinite(value) && value >= 0) return Math.round(value)
+  }
+  const after = headers["retry-after"]
+  if (after === undefined) return undefined
+  const seconds = Number(after.trim())
+  if (after.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000)
+  const date = Date.parse(after)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+const requestIdOf = (headers: Readonly<Record<string, string>>): string | undefined => {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers[name]
+    if (value !== undefined && value !== "") return value
+  }
+  return undefined
+}
+
+// SDK messages start with the status ("429 Too many requests", "401: {...}") when pi-ai had no body to add.
+const LEADING_STATUS = /^([1-5]\d\d)(?=[\s:(]|$)/
+const TIMEOUT = /timed? ?out|timeout|ETIMEDOUT|deadline exceeded/i
+const TRANSPORT = /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|connection (?:error|closed|reset)|premature close|other side closed|aborted by the server|UND_ERR/i
+const RATE_LIMIT = /rate.?limit|too many requests/i
+
+const codeForStatus = (status: number): FailureCode | undefined => {
+  if (status === 401 || status === 403) return "AUTH"
+  if (status === 429) return "RATE_LIMIT"
+  if (status === 408 || status === 504) return "TIMEOUT"
+  if (status === 413) return "CONTEXT_WINDOW_EXCEEDED"
+  if (status >= 500) return "SERVER"
+  if (status >= 400) return "INVALID_REQUEST"
+  return undefined
+}
+
+export interface ClassifyOptions {
+  /** The last HTTP response; only an error status (≥ 400) says anything about the failure. */
+  readonly response?: HttpResponse | undefined
+  /** pi-ai recognised the message as a context-window overflow. */
+  readonly overflow?: boolean
+  readonly now?: number
+}
+
+/** A failure message from pi-ai (or a throw), classified. */
+export const classify = (message: string, options: ClassifyOptions = {}): Failure => {
+  const response = options.response !== undefined && options.response.status >= 400 ? options.response : undefined
+  const leading = LEADING_STATUS.exec(message.trimStart())
+  const status = response?.status ?? (leading === null ? undefined : Number(leading[1]))
+  const code: FailureCode = options.overflow === true
+    ? "CONTEXT_WINDOW_EXCEEDED"
+    : (status === undefined ? undefined : codeForStatus(status)) ??
+      (TIMEOUT.test(message)
+        ? "TIMEOUT"
+        : RATE_LIMIT.test(message)
+        ? "RATE_LIMIT"
+        : TRANSPORT.test(message)
+        ? "TRANSPORT"
+        : "PROVIDER_ERROR")
+  const failure: { -readonly [K in keyof Failure]: Failure[K] } = {
+    message: message === "" ? "the provider reported an error without a message" : message,
+    code,
+  }
+  if (status !== undefined && status >= 400) failure.status = status
+  if (response !== undefined) {
+    const retry = retryAfterMs(response.headers, options.now)
+    if (retry !== undefined) failure.retryAfterMs = retry
+    const requestId = requestIdOf(response.headers)
+    if (requestId !== undefined) failure.requestId = requestId
+  }
+  return failure
+}
+
+/** The message of anything thrown. */
+export const messageOf = (cause: unknown): string => {
+  if (cause instanceof Error) return cause.message || cause.name
+  if (typeof cause === "string") return cause
+  try {
+    return JSON.stringify(cause) ?? String(cause)
+  } catch {
+    return String(cause)
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * The pi-ai replay envelope, version 2: written from a finished pi-ai
+ * assistant message, read back into one when a later request replays it.
+ *
+ * Reading is where durable logs from other builds meet this one, so every
+ * field is checked before it is trusted, and anything unusable fails with
+ * `InvalidReplayState` and a reason that names the one thing that was wrong.
+ * The reconstructor turns that into a provider-neutral message plus a
+ * diagnostic: a stale or foreign state costs fidelity for one message, never
+ * the request. Beyond the envelope's own shape, the checks cover what pi-ai
+ * itself would choke on when it sends the message (a Responses reasoning
+ * signature it parses as JSON, a Gemini thought signature it sends as bytes).
+ *
+ * `decode` answers with completed `Exit` values, so the reconstructor reads
+ * them without running a fiber, and the degrade path allocates no stack trace.
+ */
+import { Exit } from "effect"
+import type { AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall, Usage } from "@earendil-works/pi-ai"
+import type { Message, ReplayEnvelope } from "@turnlog/protocol"
+import { InvalidReplayState, type ReplayCodec } from "@turnlog/history"
+
+export const KIND = "pi-ai"
+export const VERSION = 2
+/** The `api` of a provider-neutral message: no real api, so pi-ai treats it as another model's. */
+export const FOREIGN_API = "turnlog-foreign"
+
+export interface ResponseEntry {
+  readonly kind: typeof KIND
+  readonly version: typeof VERSION
+  readonly api: string
+  readonly provider: string
+  readonly model: string
+  readonly responseModel?: string
+  readonly responseId?: string
+  readonly stopReason: StopReason
+}
+
+export type BlockEntry =
+  | { readonly type: "text"; readonly textSignature?: string }
+  | { readonly type: "reasoning"; readonly thinkingSignature?: string; readonly redacted?: boolean }
+  | { readonly type: "tool-call"; readonly thoughtSignature?: string }
+
+type NativeBlock = TextContent | ThinkingContent | ToolCall
+
+// ---------------------------------------------------------------------------
+// Write side
+
+const blockEntry = (block: NativeBlock): BlockEntry => {
+  switch (block.type) {
+    case "text":
+      return block.textSignature ? { type: "text", textSignature: block.textSignature } : { type: "text" }
+    case "thinking": {
+      const entry: { type: "reasoning"; thinkingSignature?: string; redacted?: boolean } = { type: "reasoning" }
+      if (block.thinkingSignature) entry.thinkingSignature = block.thinkingSignature
+      if (block.redacted === true) entry.redacted = true
+      return entry
+    }
+    case "toolCall":
+      return block.thoughtSignature ? { type: "tool-call", thoughtSignature: block.thoughtSignature } : { type: "tool-call" }
+  }
+}
+
+/**
+ * The version-2 envelope of a finished pi-ai message: the response half plus
+ * one entry per native content block, in stream order. Empty signatures carry
+ * nothing pi-ai would send back, so they are omitted like absent ones.
+ */
+export const toReplayState = (message: AssistantMessage): ReplayEnvelope => {
+  const response: { -readonly [K in keyof ResponseEntry]: ResponseEntry[K] } = {
+    kind: KIND,
+    version: VERSION,
+    api: message.api,
+    provider: message.provider,
+    model: message.model,
+    stopReason: message.stopReason,
+  }
+  if (message.responseModel !== undefined) response.responseModel = message.responseModel
+  if (message.responseId !== undefined) response.responseId = message.responseId
+  return { response, blocks: message.content.map(blockEntry) }
+}
+
+// ---------------------------------------------------------------------------
+// Read side
+
+const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>(["stop", "length", "toolUse", "error", "aborted"])
+const RESPONSES_APIS: ReadonlySet<string> = new Set(["openai-responses", "azure-openai-responses", "openai-codex-responses"])
+const GOOGLE_APIS: ReadonlySet<string> = new Set(["google-generative-ai", "google-vertex"])
+// What pi-ai's Google converter accepts as a thought signature (bytes on the wire).
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/** A reason, kept apart from a successful value without a union of strings. */
+class Fail {
+  constructor(readonly reason: string) {}
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const zeroUsage = (): Usage => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+})
+
+/** Durable arguments are raw JSON text; pi-ai wants an object. Anything else is `{}`. */
+export const parseArguments = (text: string): ToolCall["arguments"] => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return isRecord(value) ? (value as ToolCall["arguments"]) : {}
+  } catch {
+    return {}
+  }
+}
+
+const isJsonObjectText = (text: string): boolean => {
+  if (text.charCodeAt(0) !== 123 /* { */) return false
+  try {
+    return isRecord(JSON.parse(text))
+  } catch {
+    return false
+  }
+}
+
+const isBase64 = (text: string): boolean => text.length % 4 === 0 && BASE64.test(text)
+
+/** A signature field: absent, or a string (an empty one counts as absent). */
+const signatureOf = (entry: Record<string, unknown>, field: string, index: number): string | undefined | Fail => {
+  const value = entry[field]
+  if (value === undefined) return undefined
+  if (typeof value !== "string") return new Fail(`block ${index} entry ${field} is not a string`)
+  return value === "" ? undefined : value
+}
+
+const nonEmpty = (response: Record<string, unknown>, field: string): string | Fail => {
+  const value = response[field]
+  return typeof value === "string" && value.length > 0 ? value : new Fail(`response.${field} is not a non-empty string`)
+}
+
+/** Native pi-ai message from durable content plus a version-2 state, or the reason it cannot be. */
+const rebuild = (message: Message): AssistantMessage | Fail => {
+  const source = message.source
+  if (source.kind !== "model") return new Fail(`message source is ${source.kind}, not a model`)
+  const state = source.replayState
+  if (!isRecord(state)) return new Fail(state === undefined ? "no replay state" : "replay state is not an object")
+  const response = state["response"]
+  if (response === undefined) {
+    return state["kind"] === KIND && state["version"] === 1
+      ? new Fail("legacy flat version-1 pi-ai state")
+      : new Fail("replay state has no response")
+  }
+  if (!isRecord(response)) return new Fail("replay state response is not an object")
+  if (response["kind"] !== KIND) return new Fail(`replay state kind ${JSON.stringify(response["kind"])} is not "pi-ai"`)
+  if (response["version"] !== VERSION) {
+    return new Fail(`pi-ai replay state version ${JSON.stringify(response["version"])} is not supported (expected 2)`)
+  }
+  const api = nonEmpty(response, "api")
+  if (api instanceof Fail) return api
+  const provider = nonEmpty(response, "provider")
+  if (provider instanceof Fail) return provider
+  const model = nonEmpty(response, "model")
+  if (model instanceof Fail) return model
+  const stopReason = response["stopReason"]
+  if (typeof stopReason !== "string" || !STOP_REASONS.has(stopReason)) {
+    return new Fail(`response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`)
+  }
+  const responseModel = response["responseModel"]
+  if (responseModel !== undefined && typeof responseModel !== "string") {
+    return new Fail("response.responseModel is not a string")
+  }
+  const responseId = response["responseId"]
+  if (responseId !== undefined && typeof responseId !== "string") return new Fail("response.responseId is not a string")
+  const entries = state["blocks"]
+  if (entries === undefined) return new Fail("replay state has no blocks")
+  if (!Array.isArray(entries)) return new Fail("replay state blocks is not an array")
+  if (provider !== source.provider) {
+    return new Fail(`replay state provider "${provider}" differs from the message's provider "${source.provider}"`)
+  }
+  if (model !== source.model) {
+    return new Fail(`replay state model "${model}" differs from the message's model "${source.model}"`)
+  }
+  const blocks = message.content
+  if (entries.length !== blocks.length) {
+    return new Fail(`replay state has ${entries.length} block entries but the message has ${blocks.length} blocks`)
+  }
+  const responsesApi = RESPONSES_APIS.has(api)
+  const googleApi = GOOGLE_APIS.has(api)
+  const content: Array<NativeBlock> = new Array(blocks.length)
+  for (let i = 0; i < blocks.length; i++) {
+    const entry: unknown = entries[i]
+    if (!isRecord(entry)) return new Fail(`block ${i} entry is not an object`)
+    const type = entry["type"]
+    const block = blocks[i]!
+    switch (type) {
+      case "text": {
+        const signature = signatureOf(entry, "textSignature", i)
+        if (signature instanceof Fail) return signature
+        if (block.type !== "text") return new Fail(`block ${i} is ${block.type} but its entry is text`)
+        if (googleApi && signature !== undefined && !isBase64(signature)) {
+          return new Fail(`block ${i}: google thought signature is not base64`)
+        }
+        content[i] = signature === undefined
+          ? { type: "text", text: block.text }
+          : { type: "text", text: block.text, textSignature: signature }
+        break
+      }
+      case "reasoning": {
+        const signature = signatureOf(entry, "thinkingSignature", i)
+        if (signature instanceof Fail) return signature
+        const redacted = entry["redacted"]
+        if (redacted !== undefined && typeof redacted !== "boolean") {
+          return new Fail(`block ${i} entry redacted is not a boolean`)
+        }
+        if (block.type !== "reasoning") return new Fail(`block ${i} is ${block.type} but its entry is reasoning`)
+        if (signature === undefined) {
+          if (redacted === true) return new Fail(`block ${i}: redacted reasoning has no signature`)
+          content[i] = { type: "thinking", thinking: block.text }
+          break
+        }
+        if (responsesApi && !isJsonObjectText(signature)) {
+          return new Fail(`block ${i}: ${api} reasoning signature is not a JSON object`)
+        }
+        if (googleApi && !isBase64(signature)) return new Fail(`block ${i}: google thought signature is not base64`)
+        content[i] = redacted === true
+          ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
+          : { type: "thinking", thinking: block.text, thinkingSignature: signature }
+        break
+      }
+      case "tool-call": {
+        const signature = signatureOf(entry, "thoughtSignature", i)
+        if (signature instanceof Fail) return signature
+        if (block.type !== "tool-call") return new Fail(`block ${i} is ${block.type} but its entry is tool-call`)
+        if (googleApi && signature !== undefined && !isBase64(signature)) {
+          return new Fail(`block ${i}: google thought signature is not base64`)
+        }
+        const call: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) }
+        if (signature !== undefined) call.thoughtSignature = signature
+        content[i] = call
+        break
+      }
+      default:
+        return new Fail(`block ${i} entry has unknown type ${JSON.stringify(type)}`)
+    }
+  }
+  const native: AssistantMessage = {
+    role: "assistant",
+    content,
+    api,
+    provider,
+    model,
+    usage: zeroUsage(),
+    stopReason: stopReason as StopReason,
+    timestamp: 0,
+  }
+  if (responseModel !== undefined) native.responseModel = responseModel
+  if (responseId !== undefined) native.responseId = responseId
+  return native
+}
+
+/**
+ * Provider-neutral conversion from durable content alone: an api that is no
+ * real api, so pi-ai sends text and tool calls and drops what only the
+ * original model could use.
+ */
+export const foreign = (message: Message): AssistantMessage => {
+  const content: Array<NativeBlock> = []
+  let toolCalls = false
+  for (const block of message.content) {
+    switch (block.type) {
+      case "text":
+        content.push({ type: "text", text: block.text })
+        break
+      case "reasoning":
+        content.push({ type: "thinking", thinking: block.text })
+        break
+      case "tool-call":
+        toolCalls = true
+        content.push({ type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) })
+        break
+      case "tool-result":
+        break
+    }
+  }
+  const source = message.source
+  return {
+    role: "assistant",
+    content,
+    api: FOREIGN_API,
+    provider: source.kind === "model" ? source.provider : source.kind,
+    model: source.kind === "model" ? source.model : source.kind,
+    usage: zeroUsage(),
+    stopReason: toolCalls ? "toolUse" : "stop",
+    timestamp: 0,
+  }
+}
+
+/** The codec the reconstructor runs: native form, or `InvalidReplayState` with its reason. */
+export const codec: ReplayCodec<AssistantMessage> = {
+  kind: KIND,
+  decode: (message) => {
+    const result = rebuild(message)
+    return result instanceof Fail
+      ? Exit.fail(new InvalidReplayState({ messageId: message.id, reason: result.reason }))
+      : Exit.succeed(result)
+  },
+  foreign,
+}
+
+/**
+ * The recovered, synchronous form: the native message when the state is
+ * usable, else the provider-neutral one (and `onDegrade` is told why). A
+ * message without replay state is converted provider-neutral silently.
+ */
+export const toPiAssistant = (
+  message: Message,
+  onDegrade?: (error: InvalidReplayState) => void,
+): AssistantMessage => {
+  if (message.source.kind !== "model" || message.source.replayState === undefined) return foreign(message)
+  const result = rebuild(message)
+  if (result instanceof Fail) {
+    onDegrade?.(new InvalidReplayState({ messageId: message.id, reason: result.reason }))
+    return foreign(message)
+  }
+  return result
+}

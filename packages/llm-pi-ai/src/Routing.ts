@@ -1,0 +1,223 @@
+/**
+ * Which pi-ai model a `<provider>/<model>` route names, and whether there is a
+ * credential for it.
+ *
+ * Routes come from pi-ai's built-in catalog plus the custom providers of the
+ * config (an OpenAI-compatible server, a proxy, a test's loopback): a custom
+ * provider replaces a built-in one of the same id. A custom provider's key
+ * comes from the environment variable it names; a built-in provider's from
+ * pi-ai's own lookup. Keys are read only to hand to pi-ai: they are never
+ * logged, and no failure message carries one.
+ */
+import {
+  type Api,
+  type AuthContext,
+  createProvider,
+  defaultProviderAuthContext,
+  envApiKeyAuth,
+  type Model,
+  type MutableModels,
+  type ProviderStreams,
+} from "@earendil-works/pi-ai"
+import { anthropicMessagesApi } from "@earendil-works/pi-ai/api/anthropic-messages.lazy"
+import { googleGenerativeAIApi } from "@earendil-works/pi-ai/api/google-generative-ai.lazy"
+import { mistralConversationsApi } from "@earendil-works/pi-ai/api/mistral-conversations.lazy"
+import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completions.lazy"
+import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy"
+import { builtinModels } from "@earendil-works/pi-ai/providers/all"
+import { Data, Either, ParseResult, Schema } from "effect"
+import type { Failure } from "@turnlog/protocol"
+
+// ---------------------------------------------------------------------------
+// Config
+
+const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "expected a non-empty string" }))
+const Count = Schema.Number.pipe(
+  Schema.int({ message: () => "expected a positive integer" }),
+  Schema.positive({ message: () => "expected a positive integer" }),
+)
+
+/** The wire formats a custom provider can speak. */
+export const CustomApi = Schema.Literal(
+  "openai-completions",
+  "openai-responses",
+  "anthropic-messages",
+  "google-generative-ai",
+  "mistral-conversations",
+)
+export type CustomApi = typeof CustomApi.Type
+
+export const CustomModel = Schema.Struct({
+  id: NonEmpty,
+  contextWindow: Schema.optionalWith(Count, { exact: true }),
+  maxTokens: Schema.optionalWith(Count, { exact: true }),
+  reasoning: Schema.optionalWith(Schema.Boolean, { exact: true }),
+})
+
+export const CustomProvider = Schema.Struct({
+  api: CustomApi,
+  baseUrl: NonEmpty,
+  apiKeyEnv: NonEmpty,
+  models: Schema.Array(CustomModel),
+})
+export type CustomProvider = typeof CustomProvider.Type
+
+// A provider id is the part of a route before the first "/".
+const ProviderId = Schema.String.pipe(
+  Schema.pattern(/^[^/\s]+$/, { message: () => "a provider id is non-empty, without \"/\" or spaces" }),
+)
+
+export const Config = Schema.Struct({
+  providers: Schema.optionalWith(Schema.Record({ key: ProviderId, value: CustomProvider }), { exact: true }),
+})
+export type Config = typeof Config.Type
+
+export class ConfigError extends Data.TaggedError("PiAiConfigError")<{ readonly message: string }> {}
+
+const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
+  issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+
+/** The config, or an error naming each bad field (`providers.local.models.0.id: …`). */
+export const decodeConfig = (input: unknown): Either.Either<Config, ConfigError> =>
+  Schema.decodeUnknownEither(Config, { errors: "all", onExcessProperty: "error" })(input).pipe(
+    Either.mapLeft((error) =>
+      new ConfigError({
+        message: `invalid pi-ai provider config: ${
+          ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
+        }`,
+      })
+    ),
+  )
+
+// ---------------------------------------------------------------------------
+// Routes
+
+const LAZY_APIS: Record<CustomApi, () => ProviderStreams> = {
+  "openai-completions": openAICompletionsApi,
+  "openai-responses": openAIResponsesApi,
+  "anthropic-messages": anthropicMessagesApi,
+  "google-generative-ai": googleGenerativeAIApi,
+  "mistral-conversations": mistralConversationsApi,
+}
+
+const DEFAULT_CONTEXT_WINDOW = 128_000
+const DEFAULT_MAX_TOKENS = 16_384
+
+const customModel = (id: string, provider: CustomProvider, entry: typeof CustomModel.Type): Model<Api> => ({
+  id: entry.id,
+  name: entry.id,
+  api: provider.api,
+  provider: id,
+  baseUrl: provider.baseUrl,
+  input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  reasoning: entry.reasoning ?? false,
+  contextWindow: entry.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+  maxTokens: entry.maxTokens ?? DEFAULT_MAX_TOKENS,
+})
+
+export interface Route {
+  /** `<provider>/<model>`. */
+  readonly id: string
+  readonly model: Model<Api>
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>
+
+export interface Credential {
+  /** The key itself when there is one (ambient credentials have none). Never logged. */
+  readonly secret?: string
+}
+
+export interface Router {
+  /** The pi-ai model collection requests are streamed through. */
+  readonly models: MutableModels
+  readonly resolve: (provider: string, model: string) => Either.Either<Route, Failure>
+  /**
+   * The credential's secret (so failure messages can be scrubbed of it), or the
+   * `MISSING_CREDENTIAL` failure naming what to set.
+   */
+  readonly credential: (route: Route, signal: AbortSignal) => Promise<Either.Either<Credential, Failure>>
+}
+
+/** Splits `<provider>/<model>` at the first "/" (model ids may contain more). */
+export const parseRoute = (route: string): { readonly provider: string; readonly model: string } | undefined => {
+  const slash = route.indexOf("/")
+  return slash <= 0 || slash === route.length - 1
+    ? undefined
+    : { provider: route.slice(0, slash), model: route.slice(slash + 1) }
+}
+
+const envAuthContext = (env: Environment, base: AuthContext, seen?: Array<string>): AuthContext => ({
+  env: async (name) => {
+    seen?.push(name)
+    const value = env[name]
+    return value !== undefined && value.trim() !== "" ? value : undefined
+  },
+  fileExists: (path) => base.fileExists(path),
+})
+
+/** The variables worth naming in a missing-credential message: the API-key ones when pi-ai checked any. */
+const namesToSet = (checked: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const unique = [...new Set(checked)]
+  const keys = unique.filter((name) => /_API_KEY$/.test(name))
+  return keys.length > 0 ? keys : unique
+}
+
+export const make = (config: Config, env: Environment = process.env): Router => {
+  const base = defaultProviderAuthContext()
+  const models = builtinModels({ authContext: envAuthContext(env, base) })
+  const custom = new Map<string, CustomProvider>(Object.entries(config.providers ?? {}))
+  for (const [id, provider] of custom) {
+    models.setProvider(createProvider({
+      id,
+      baseUrl: provider.baseUrl,
+      auth: { apiKey: envApiKeyAuth(`${id} API key`, [provider.apiKeyEnv]) },
+      models: provider.models.map((entry) => customModel(id, provider, entry)),
+      api: LAZY_APIS[provider.api](),
+    }))
+  }
+
+  const resolve = (provider: string, model: string): Either.Either<Route, Failure> => {
+    const found = models.getModel(provider, model)
+    if (found !== undefined) return Either.right({ id: `${provider}/${model}`, model: found })
+    const known = models.getProvider(provider) !== undefined
+    return Either.left({
+      code: "UNKNOWN_ROUTE",
+      message: known
+        ? `provider ${provider} has no model ${model}`
+        : `unknown provider ${provider} (route ${provider}/${model})`,
+    })
+  }
+
+  const credential = async (route: Route, signal: AbortSignal): Promise<Either.Either<Credential, Failure>> => {
+    const provider = route.model.provider
+    const declared = custom.get(provider)
+    if (declared !== undefined) {
+      const value = env[declared.apiKeyEnv]
+      return value !== undefined && value.trim() !== ""
+        ? Either.right({ secret: value })
+        : Either.left({
+          code: "MISSING_CREDENTIAL",
+          message: `no credential for ${route.id}: set the environment variable ${declared.apiKeyEnv}`,
+        })
+    }
+    const auth = models.getProvider(provider)?.auth.apiKey
+    const checked: Array<string> = []
+    const resolved = auth === undefined
+      ? undefined
+      : await auth.resolve({ ctx: envAuthContext(env, base, checked), signal })
+    if (resolved !== undefined) {
+      return Either.right(resolved.auth.apiKey === undefined ? {} : { secret: resolved.auth.apiKey })
+    }
+    const names = namesToSet(checked)
+    return Either.left({
+      code: "MISSING_CREDENTIAL",
+      message: names.length > 0
+        ? `no credential for ${route.id}: set the environment variable ${names.join(" or ")}`
+        : `no credential for ${route.id}: provider ${provider} has no key configured`,
+    })
+  }
+
+  return { models, resolve, credential }
+}
