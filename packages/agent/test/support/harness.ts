@@ -1,0 +1,124 @@
+// The loop composed from real layers over a temp directory, plus what a test
+// needs to look inside: the requests the model saw, the log, the order of
+// store operations against permission questions and tool runs.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Chunk, Context, Effect, Layer, Stream } from "effect"
+import { LlmAdapter, Scripted } from "@turnlog/llm"
+import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
+import { Memory, SessionStore } from "@turnlog/store"
+import { AgentLoop, type AgentUpdate } from "../../src/AgentLoop.js"
+import * as Builtins from "../../src/Builtins.js"
+import * as Loop from "../../src/Loop.js"
+import * as Permissions from "../../src/Permissions.js"
+import * as Tools from "../../src/Tools.js"
+
+export const tempDir = (prefix = "turnlog-agent-"): string =>
+  fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+
+/** The order of what happened, to pin "durable before it runs". */
+export type Op = string
+
+/** The real store service, with each append and flush noted in `ops`. */
+const recording = (store: SessionStore.Service, ops: Array<Op>): SessionStore.Service => ({
+  ...store,
+  append: (id, events) =>
+    Effect.tap(store.append(id, events), () => {
+      ops.push(`append ${events.map((e) => e.type).join(",")}`)
+    }),
+  flush: (id) => Effect.tap(store.flush(id), () => ops.push("flush")),
+})
+
+export interface Options {
+  /** How permissions are decided; every question is noted in `ops` and `questions`. */
+  readonly permissions?: (request: Permissions.Request) => Effect.Effect<Permissions.Decision>
+  readonly builtins?: Builtins.Options
+  readonly extraTools?: ReadonlyArray<Tools.Tool>
+  readonly config?: Partial<Loop.Config>
+  /** The LLM layer; the scripted adapter over `script` by default. */
+  readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter>
+  /** The store layer; memory by default. */
+  readonly store?: Layer.Layer<SessionStore.SessionStore>
+}
+
+export const DEFAULT_MODEL = "scripted/test-model"
+
+/** A scripted call, or one that plays its chunks and then never ends: a stream still in flight. */
+export type Step = Scripted.ScriptStep | { readonly hang: ReadonlyArray<StreamChunk> }
+
+/** The scripted adapter, with `hang` steps held open after their chunks. */
+const scriptedWithHangs = (script: ReadonlyArray<Step>) =>
+  Effect.map(Scripted.make(script.map((s) => ("hang" in s ? s.hang : s))), (scripted) => {
+    let calls = 0
+    const adapter: LlmAdapter.Service = {
+      stream: (request) =>
+        Stream.unwrap(Effect.sync(() => {
+          const step = script[calls++]
+          const played = scripted.adapter.stream(request)
+          return step !== undefined && "hang" in step ? Stream.concat(played, Stream.never) : played
+        })),
+    }
+    return { adapter, requests: scripted.requests }
+  })
+
+export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
+  Effect.gen(function*() {
+    const cwd = tempDir()
+    const ops: Array<Op> = []
+    const questions: Array<Permissions.Request> = []
+    const scripted = yield* scriptedWithHangs(script)
+    const decide = options.permissions ?? (() => Effect.succeed("allow" as const))
+    const storeLayer = options.store ?? Memory.layerMemory
+    const recordedStore = Layer.effect(
+      SessionStore.SessionStore,
+      Effect.map(SessionStore.SessionStore, (store) => recording(store, ops)),
+    ).pipe(Layer.provide(storeLayer))
+    const deps = Layer.mergeAll(
+      options.llm ?? Layer.succeed(LlmAdapter.LlmAdapter, scripted.adapter),
+      recordedStore,
+      Tools.layer([...Builtins.tools(options.builtins), ...(options.extraTools ?? [])]),
+      Permissions.layerAsk((request) =>
+        Effect.suspend(() => {
+          questions.push(request)
+          ops.push(`ask ${request.title}`)
+          return decide(request)
+        })
+      ),
+    )
+    const context = yield* Layer.build(
+      Loop.layer({ model: DEFAULT_MODEL, retry: { baseDelayMs: 1 }, ...options.config }).pipe(
+        Layer.provideMerge(deps),
+      ),
+    )
+    const loop = Context.get(context, AgentLoop)
+    const store = Context.get(context, SessionStore.SessionStore)
+    const id = yield* loop.createSession({ cwd })
+    const prompt = (content: string, sessionId: SessionId = id) =>
+      Effect.map(Stream.runCollect(loop.prompt(sessionId, content)), Chunk.toReadonlyArray)
+    const events = (sessionId: SessionId = id) =>
+      Effect.map(store.read(sessionId), (loaded) => loaded.events)
+    return { cwd, ops, questions, loop, store, id, prompt, events, requests: scripted.requests }
+  })
+
+/** Events without their seq and time, the way a test states them. */
+export const shapes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
+  events.map((e) => ({ type: e.type, data: e.data }))
+
+export const types = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => e.type)
+
+/** Consecutive `assistant/chunk` events folded into one entry, to read the shape of a log. */
+export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<string> => {
+  const out: Array<string> = []
+  for (const e of events) {
+    const label = e.type === "assistant/chunk" ? "assistant/chunk*" : e.type
+    if (label === "assistant/chunk*" && out[out.length - 1] === label) continue
+    out.push(label)
+  }
+  return out
+}
+
+export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
+  events.flatMap((e) => (e.type === "assistant/chunk" ? [e.data.chunk] : []))
+
+export const updateTypes = (updates: ReadonlyArray<AgentUpdate>) => updates.map((u) => u.type)
