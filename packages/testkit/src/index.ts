@@ -1,1 +1,1 @@
-export {}
+export * as Loopback from "./Loopback.js"

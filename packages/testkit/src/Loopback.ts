@@ -1,0 +1,375 @@
+/**
+ * A loopback model provider: a real HTTP server on 127.0.0.1 that speaks the
+ * streaming wire formats pi-ai's providers consume, so every test above the
+ * adapter — and the adapter itself — runs keyless against the real SDK code
+ * paths instead of a mock of them.
+ *
+ * Replies are scripted wire-neutrally (see `Reply`) and played per request in
+ * order from one queue; each is rendered in the format of the request's path.
+ * Every request is recorded (method, path, query, headers, parsed body) along
+ * with how its exchange ended, which is what a test asserts on: the body a
+ * continuation sent, or that a cancelled stream closed its HTTP request.
+ *
+ * Where each api's `baseUrl` points (see `baseUrl(api)`; the wire modules say why):
+ *   openai-completions   <url>/v1      → POST /v1/chat/completions
+ *   openai-responses     <url>/v1      → POST /v1/responses
+ *   anthropic-messages   <url>         → POST /v1/messages?beta=true
+ *   google-generative-ai <url>/v1beta  → POST /v1beta/models/<model>:streamGenerateContent?alt=sse
+ * Routing looks only at the end of the path, so `<url>` itself also works for all.
+ */
+import { Effect, Either, type Scope } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { decodeReply, isHttpError, type Reply, type ReplyInput, type StreamReply } from "./Reply.js"
+import * as AnthropicMessages from "./wire/AnthropicMessages.js"
+import * as GoogleGenerative from "./wire/GoogleGenerative.js"
+import * as OpenAiCompletions from "./wire/OpenAiCompletions.js"
+import * as OpenAiResponses from "./wire/OpenAiResponses.js"
+import type { Api, HttpResponse, RenderContext, WireFormat } from "./wire/Wire.js"
+
+export type { Api } from "./wire/Wire.js"
+export {
+  type Block,
+  decodeReply,
+  decodeScript,
+  type Finish,
+  type HttpErrorReply,
+  type Reply,
+  type ReplyInput,
+  type StreamReply,
+} from "./Reply.js"
+
+const formats: ReadonlyArray<WireFormat> = [
+  OpenAiCompletions.format,
+  AnthropicMessages.format,
+  OpenAiResponses.format,
+  GoogleGenerative.format,
+]
+
+/**
+ * How an exchange ended. `client-closed`: the client went away before the
+ * response was complete (a cancelled stream, a killed process); `dropped`: the
+ * server cut the connection (a `dropAfterEvents` reply, or the server closing).
+ */
+export type Outcome = "in-flight" | "completed" | "dropped" | "client-closed"
+
+export interface RecordedRequest {
+  /** 0-based arrival order. */
+  readonly index: number
+  readonly method: string
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>
+  /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  readonly body: unknown
+  /** The wire format the path belongs to; undefined for a path no format serves (answered 404). */
+  readonly api: Api | undefined
+  readonly model: string | undefined
+  /** The status the server answered with; undefined until it answered. */
+  readonly status: number | undefined
+  /** Server-sent events written so far (a cancelled stream shows where the server stopped). */
+  readonly events: number
+  readonly outcome: Outcome
+  /** The client closed the request before the response was complete. */
+  readonly aborted: boolean
+}
+
+export interface Server {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string
+  /** The baseUrl a pi-ai model of this api uses, shaped like the real provider's. */
+  readonly baseUrl: (api: Api) => string
+  /** Queue replies for the next requests. Throws on a reply that does not decode. */
+  readonly enqueue: (...replies: ReadonlyArray<ReplyInput>) => void
+  /** Replies queued and not yet played. */
+  readonly pending: () => number
+  /** A snapshot of every request so far, in arrival order. */
+  readonly requests: () => ReadonlyArray<RecordedRequest>
+  /** Resolves once `count` requests have arrived. */
+  readonly waitForRequests: (count: number) => Promise<ReadonlyArray<RecordedRequest>>
+  /** Resolves with request `index` once its exchange has ended (arrived and no longer in flight). */
+  readonly settled: (index: number) => Promise<RecordedRequest>
+  /** Stop listening and destroy every open connection. */
+  readonly close: () => Promise<void>
+}
+
+export interface Options {
+  /** Replies queued before the first request. */
+  readonly replies?: ReadonlyArray<ReplyInput>
+}
+
+type MutableRecord = {
+  -readonly [K in keyof RecordedRequest]: RecordedRequest[K]
+}
+
+const CONTROL = "/__loopback/"
+
+const snapshot = (record: MutableRecord): RecordedRequest => ({ ...record })
+
+const readBody = (request: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    request.on("error", reject)
+  })
+
+const parseBody = (raw: string): unknown => {
+  if (raw.length === 0) return undefined
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+const headerRecord = (request: IncomingMessage): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return headers
+}
+
+const send = (response: ServerResponse, reply: HttpResponse): void => {
+  response.writeHead(reply.status, reply.headers)
+  response.end(reply.body)
+}
+
+/** Resolves after `ms`, or as soon as the response is closed. */
+const pause = (ms: number, response: ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    if (response.destroyed) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      response.off("close", done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    response.on("close", done)
+  })
+
+const decodeOrThrow = (input: ReplyInput, position: number): Reply =>
+  Either.getOrElse(decodeReply(input), (message) => {
+    throw new Error(`loopback: reply ${position} is not a valid reply:\n${message}`)
+  })
+
+export const start = (options: Options = {}): Promise<Server> => {
+  const queue: Array<Reply> = []
+  const records: Array<MutableRecord> = []
+  const arrivalWaiters: Array<{ readonly count: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
+  const settleWaiters: Array<{ readonly index: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
+  let closing = false
+
+  const enqueue = (...replies: ReadonlyArray<ReplyInput>) => {
+    const decoded = replies.map((reply, i) => decodeOrThrow(reply, queue.length + i + 1))
+    queue.push(...decoded)
+  }
+  enqueue(...(options.replies ?? []))
+
+  const notify = () => {
+    for (const waiter of [...arrivalWaiters]) {
+      if (records.length >= waiter.count) {
+        arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+    for (const waiter of [...settleWaiters]) {
+      const record = records[waiter.index]
+      if (record !== undefined && record.outcome !== "in-flight") {
+        settleWaiters.splice(settleWaiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+  }
+
+  const end = (record: MutableRecord, outcome: Exclude<Outcome, "in-flight">) => {
+    if (record.outcome !== "in-flight") return
+    record.outcome = outcome
+    record.aborted = outcome === "client-closed"
+    notify()
+  }
+
+  const stream = async (
+    response: ServerResponse,
+    record: MutableRecord,
+    format: WireFormat,
+    reply: StreamReply,
+    context: RenderContext,
+  ) => {
+    const frames = format.render(reply, context)
+    record.status = 200
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "connection": "keep-alive",
+      ...format.streamHeaders(context),
+    })
+    response.flushHeaders()
+    for (let i = 0; i < frames.length; i++) {
+      if (reply.dropAfterEvents !== undefined && i >= reply.dropAfterEvents) {
+        end(record, "dropped")
+        // Let the frames already written reach the client, then cut the connection mid-body.
+        response.socket?.destroySoon()
+        return
+      }
+      if (i > 0 && reply.delayMs !== undefined && reply.delayMs > 0) await pause(reply.delayMs, response)
+      if (response.destroyed) return
+      response.write(frames[i])
+      record.events++
+    }
+    if (reply.dropAfterEvents !== undefined) {
+      // Asked to drop at or past the last event: the body still never ends cleanly.
+      end(record, "dropped")
+      response.socket?.destroySoon()
+      return
+    }
+    if (!response.destroyed) response.end()
+  }
+
+  const control = (request: IncomingMessage, response: ServerResponse, path: string, raw: string) => {
+    const json = (status: number, body: unknown) =>
+      send(response, { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    if (request.method === "GET" && path === `${CONTROL}requests`) return json(200, records.map(snapshot))
+    if (request.method === "POST" && path === `${CONTROL}replies`) {
+      const body = parseBody(raw)
+      try {
+        enqueue(...(Array.isArray(body) ? body : [body]) as ReadonlyArray<ReplyInput>)
+        return json(200, { pending: queue.length })
+      } catch (error) {
+        return json(400, { error: { message: error instanceof Error ? error.message : String(error) } })
+      }
+    }
+    return json(404, { error: { message: `loopback: no control endpoint ${request.method} ${path}` } })
+  }
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1")
+    const raw = await readBody(request)
+    if (url.pathname.startsWith(CONTROL)) return control(request, response, url.pathname, raw)
+    const body = parseBody(raw)
+    const format = request.method === "POST" ? formats.find((f) => f.matches(url.pathname)) : undefined
+    const record: MutableRecord = {
+      index: records.length,
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: headerRecord(request),
+      body,
+      api: format?.api,
+      model: format?.modelOf(url.pathname, body),
+      status: undefined,
+      events: 0,
+      outcome: "in-flight",
+      aborted: false,
+    }
+    records.push(record)
+    response.on("finish", () => end(record, "completed"))
+    response.on("close", () => end(record, closing ? "dropped" : "client-closed"))
+    notify()
+
+    if (format === undefined) {
+      record.status = 404
+      return send(response, {
+        status: 404,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          error: {
+            message: `loopback: no wire format serves ${record.method} ${record.path}; ` +
+              "known: POST …/chat/completions, …/v1/messages, …/responses, …/models/<model>:streamGenerateContent",
+          },
+        }),
+      })
+    }
+    const context: RenderContext = { seed: `request-${record.index}`, model: record.model ?? "unknown", requestBody: body }
+    const reply = queue.shift()
+    if (reply === undefined) {
+      const answer = format.error({
+        status: 500,
+        message: `loopback: no scripted reply left for request ${record.index + 1} (${record.method} ${record.path})`,
+      }, context)
+      record.status = answer.status
+      return send(response, answer)
+    }
+    if (isHttpError(reply)) {
+      if (reply.delayMs !== undefined && reply.delayMs > 0) await pause(reply.delayMs, response)
+      if (response.destroyed) return
+      const answer = format.error(reply, context)
+      record.status = answer.status
+      return send(response, answer)
+    }
+    return stream(response, record, format, reply, context)
+  }
+
+  const server = createServer({ keepAlive: true }, (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      process.stderr.write(`loopback: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+      if (!response.headersSent) {
+        send(response, { status: 500, headers: { "content-type": "text/plain" }, body: `loopback: ${String(error)}` })
+      } else response.destroy()
+    })
+  })
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject)
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      resolve({
+        url,
+        baseUrl: (api) => {
+          switch (api) {
+            case "openai-completions":
+            case "openai-responses":
+              return `${url}/v1`
+            case "anthropic-messages":
+              return url
+            case "google-generative-ai":
+              return `${url}/v1beta`
+          }
+        },
+        enqueue,
+        pending: () => queue.length,
+        requests: () => records.map(snapshot),
+        waitForRequests: (count) =>
+          new Promise<void>((resolve, reject) => {
+            if (records.length >= count) return resolve()
+            if (closing) return reject(new Error("loopback: the server is closed"))
+            arrivalWaiters.push({ count, resolve, reject })
+          }).then(() => records.slice(0, count).map(snapshot)),
+        settled: (index) =>
+          new Promise<void>((resolve, reject) => {
+            const record = records[index]
+            if (record !== undefined && record.outcome !== "in-flight") return resolve()
+            if (closing) return reject(new Error("loopback: the server is closed"))
+            settleWaiters.push({ index, resolve, reject })
+          }).then(() => snapshot(records[index]!)),
+        close: () =>
+          new Promise<void>((resolve) => {
+            if (closing) return resolve()
+            closing = true
+            server.close(() => {
+              // Exchanges cut by the close have settled as dropped; whatever is still awaited never will be.
+              notify()
+              const error = new Error("loopback: the server closed before this happened")
+              for (const waiter of arrivalWaiters.splice(0)) waiter.reject(error)
+              for (const waiter of settleWaiters.splice(0)) waiter.reject(error)
+              resolve()
+            })
+            server.closeAllConnections()
+          }),
+      })
+    })
+  })
+}
+
+/** A loopback server for the scope, closed when the scope ends. */
+export const makeWith = (options: Options = {}): Effect.Effect<Server, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => start(options)),
+    (server) => Effect.promise(() => server.close()),
+  )
+
+/** A loopback server with an empty queue for the scope; `enqueue` replies on it. */
+export const make: Effect.Effect<Server, never, Scope.Scope> = makeWith()
