@@ -6,9 +6,10 @@
  * checked without side effects (a path outside the session's cwd), and says
  * what permission the call needs; only then is the prepared `run` executed.
  */
-import { Context, Duration, Effect, Either, JSONSchema, Layer, ParseResult, Schema } from "effect"
+import { Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import type { LlmAdapter } from "@turnlog/llm"
+import { parametersOf } from "./internal/jsonSchema.js"
 import { InvalidArguments, type ToolError, ToolTimeout, UnknownTool } from "./ToolError.js"
 
 /** Where a call runs. */
@@ -52,15 +53,6 @@ export interface Definition<A, I> {
 export interface Tool {
   readonly spec: LlmAdapter.ToolSpec
   readonly prepare: (argumentsJson: string, context: ToolContext) => Effect.Effect<PreparedCall, ToolError>
-}
-
-/**
- * JSON Schema for the model: `JSONSchema.make` without its `$schema` key,
- * which providers do not expect inside a tool definition.
- */
-const parametersOf = (schema: Schema.Schema.AnyNoContext): Record<string, unknown> => {
-  const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
-  return rest
 }
 
 /**

@@ -187,7 +187,12 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
       }
     })
 
-  const logResult = (call: ToolCallBlock, outcome: { content: string; isError: boolean; code?: string }) =>
+  /** Stores a call's result; `announced` calls (a `tool-call` update went out) also stream it. */
+  const logResult = (
+    call: ToolCallBlock,
+    outcome: { content: string; isError: boolean; code?: string },
+    announced = true,
+  ) =>
     Effect.gen(function*() {
       const message = makeToolResult({
         id: makeMessageId(),
@@ -199,7 +204,15 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
         type: "tool/result",
         data: outcome.code === undefined ? { message } : { message, code: outcome.code },
       }])
-      yield* emit({ type: "tool-result", callId: call.id, name: call.name, content: outcome.content, isError: outcome.isError })
+      if (announced) {
+        yield* emit({
+          type: "tool-result",
+          callId: call.id,
+          name: call.name,
+          content: outcome.content,
+          isError: outcome.isError,
+        })
+      }
     })
 
   const failedWith = (error: ToolError) => ({ content: error.message, isError: true, code: error.code })
@@ -240,7 +253,7 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
         if (yield* Deferred.isDone(deps.cancel)) {
           // Never started, so no intent is logged: the result says it did not run.
           for (const rest of calls.slice(i)) {
-            yield* logResult(rest, failedWith(new ToolCancelled({ tool: rest.name, started: false })))
+            yield* logResult(rest, failedWith(new ToolCancelled({ tool: rest.name, started: false })), false)
           }
           yield* endTurn("cancelled")
           return false
