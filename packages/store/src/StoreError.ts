@@ -80,3 +80,8 @@ export type StoreError =
   | UnsupportedVersion
   | UnknownEvent
   | StoreIOError
+
+export const isStoreError = (error: unknown): error is StoreError =>
+  error instanceof SessionNotFound || error instanceof SessionLocked || error instanceof StaleWriter ||
+  error instanceof SessionCorrupt || error instanceof UnsupportedVersion || error instanceof UnknownEvent ||
+  error instanceof StoreIOError

@@ -1,0 +1,115 @@
+/**
+ * The JSONL layer, the embedded default: `$TURNLOG_HOME/sessions/<id>.jsonl`,
+ * one header line then one event per line (see DESIGN.md), a lock file per
+ * session for the one writer, torn tails cut at `open` into `<id>.jsonl.torn-<n>`.
+ * The file logic lives in `internal/Jsonl*`; this module maps it onto the
+ * shared store logic and maps operating-system failures to `StoreIOError` once.
+ */
+import { join } from "node:path"
+import { Effect, Layer } from "effect"
+import type { SessionId } from "@turnlog/protocol"
+import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { type FileIo, nodeIo } from "./internal/FileIo.js"
+import { acquire } from "./internal/FileLease.js"
+import { AlreadyExists, appendEvents, cutTail, materialise, type OpenLog, openLog } from "./internal/JsonlFile.js"
+import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
+import { SessionStore } from "./SessionStore.js"
+import { isStoreError, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+
+export interface JsonlOptions {
+  /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
+  readonly home: string
+}
+
+/** Runs synchronous file work, keeping the store's own errors and mapping the rest once. */
+const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, StoreError> =>
+  Effect.try({
+    try: f,
+    catch: (error) => (isStoreError(error) ? error : new StoreIOError({ path, operation, cause: error })),
+  })
+
+// Ids become file names: anything that could leave the directory is no session of ours.
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
+  Effect.gen(function*() {
+    const dir = join(options.home, "sessions")
+    yield* attempt(dir, "create directory", () => io.mkdirSync(dir, { recursive: true }))
+    const fileOf = (id: SessionId) => join(dir, `${id}.jsonl`)
+    const checked = (id: SessionId): Effect.Effect<string, SessionNotFound> =>
+      SAFE_ID.test(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
+
+    const backend: Backend = {
+      acquire: (id) =>
+        Effect.gen(function*() {
+          const file = yield* checked(id)
+          const lockFile = join(dir, `${id}.lock`)
+          const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile))
+          if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, pid: lease.pid })
+          let log: OpenLog | undefined
+          const writer: Writer = {
+            write: (header, events, first) =>
+              attempt(file, first ? "create" : "append to", () => {
+                if (log === undefined) {
+                  if (first) {
+                    log = materialise(io, file, header, events)
+                    return
+                  }
+                  log = openLog(io, file)
+                }
+                appendEvents(io, log, events)
+              }).pipe(
+                Effect.mapError((error) =>
+                  error instanceof StoreIOError && error.cause instanceof AlreadyExists
+                    ? new StoreIOError({ path: file, operation: "create (a file already exists; it is left as it is)", cause: error.cause })
+                    : error
+                ),
+              ),
+            release: Effect.sync(() => {
+              if (log !== undefined) {
+                try {
+                  io.closeSync(log.fd)
+                } catch {
+                  // Closing cannot lose data: every write was synced.
+                }
+                log = undefined
+              }
+              lease.release()
+            }),
+          }
+          return writer
+        }),
+
+      load: (id, repair) =>
+        Effect.gen(function*() {
+          const file = yield* checked(id)
+          const scan = yield* attempt(file, "read", () => scanLog(io, file, id))
+          if (scan.torn === undefined) return { header: scan.header, events: scan.events }
+          const torn = scan.torn
+          if (!repair) {
+            return { header: scan.header, events: scan.events, tornTail: { bytes: torn.bytes, line: torn.line } }
+          }
+          const sidecar = yield* attempt(file, "cut the torn tail of", () => cutTail(io, file, torn))
+          return { header: scan.header, events: scan.events, tornTail: { sidecar, bytes: torn.bytes, line: torn.line } }
+        }),
+
+      list: () =>
+        Effect.gen(function*() {
+          const names = yield* attempt(dir, "list", () => io.readdirSync(dir))
+          const summaries = []
+          for (const name of names) {
+            if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
+            const id = name.slice(0, -".jsonl".length)
+            const summary = yield* attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id)).pipe(
+              // Removed between the listing and the read: not a session any more.
+              Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
+            )
+            if (summary !== undefined) summaries.push(summary)
+          }
+          return summaries
+        }),
+    }
+    return yield* makeCore(backend)
+  })
+
+export const layerJsonl = (options: JsonlOptions) => Layer.scoped(SessionStore, makeJsonl(options))

@@ -1,0 +1,58 @@
+/**
+ * One line of a log (or one stored row) to a validated event, through the
+ * protocol schemas: `JSON.parse` once, then the compiled guard of the event's
+ * own type. The explaining decoder runs only for a line that fails, to say why.
+ * Shared by the JSONL and SQLite layers so both refuse the same data.
+ */
+import { Either, type Schema } from "effect"
+import { SessionLog } from "@turnlog/protocol"
+import { compileGuard, type Guard } from "./Guard.js"
+
+export type LineResult =
+  | { readonly _tag: "Event"; readonly event: SessionLog.SessionEvent }
+  /** Not JSON at all: the shape of a torn write. */
+  | { readonly _tag: "Unparsable" }
+  /** An event type this build does not know. */
+  | { readonly _tag: "Unknown"; readonly type: string }
+  /** JSON, but not an event of this version. */
+  | { readonly _tag: "Invalid"; readonly detail: string }
+
+const guards: Record<string, Guard> = {}
+for (const member of SessionLog.SessionEvent.members as ReadonlyArray<typeof SessionLog.SessionEvent.members[number]>) {
+  guards[member.fields.type.literals[0]] = compileGuard(member as Schema.Schema<unknown>)
+}
+
+const unparsable: LineResult = { _tag: "Unparsable" }
+
+/** Why a value is not an event, in the schema's words (first lines only). */
+export const explain = (value: unknown): string => {
+  const result = SessionLog.decodeEvent(value)
+  if (Either.isRight(result)) return "not an event of this version"
+  return result.left.message.split("\n").slice(0, 12).join("\n")
+}
+
+/** Classifies a parsed value (a stored row's data, or a parsed line). */
+export const classify = (value: unknown): LineResult => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { _tag: "Invalid", detail: "expected an event object" }
+  }
+  const type = (value as { readonly type?: unknown }).type
+  if (typeof type !== "string") return { _tag: "Invalid", detail: "the event has no type" }
+  const guard = guards[type]
+  if (guard === undefined) {
+    return SessionLog.isEventType(type) ? { _tag: "Invalid", detail: explain(value) } : { _tag: "Unknown", type }
+  }
+  return guard(value)
+    ? { _tag: "Event", event: value as SessionLog.SessionEvent }
+    : { _tag: "Invalid", detail: explain(value) }
+}
+
+export const decodeLine = (line: string): LineResult => {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return unparsable
+  }
+  return classify(value)
+}

@@ -1,0 +1,124 @@
+/**
+ * One writer per session across processes, with a lock file beside the log:
+ * `<id>.lock` holds the holder's pid and a random token. It is published with
+ * a hard link (which fails if the file exists), so two processes cannot both
+ * take a free lease. A lease whose holder process no longer exists is taken
+ * over: the stale file is moved aside, checked to still be the dead holder's
+ * (a racing taker may have replaced it; then it is put back), and removed.
+ *
+ * A pid can be reused: a lease naming our own pid but a token this process
+ * does not hold is stale (a container restart gives the same pid again).
+ */
+import { randomUUID } from "node:crypto"
+import { errorCode, type FileIo, writeAll } from "./FileIo.js"
+
+/** Tokens of the leases held by this process, across every store in it. */
+const heldHere = new Set<string>()
+
+interface Holder {
+  readonly pid: number
+  readonly token: string
+}
+
+export type Acquired = { readonly _tag: "Acquired"; readonly release: () => void } | {
+  readonly _tag: "Locked"
+  readonly pid: number
+}
+
+const readHolder = (io: FileIo, file: string): Holder | undefined => {
+  let text: string
+  try {
+    text = io.readFileSync(file, "utf8")
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined
+    throw error
+  }
+  try {
+    const value = JSON.parse(text) as Partial<Holder>
+    if (typeof value.pid === "number" && typeof value.token === "string") return { pid: value.pid, token: value.token }
+  } catch {
+    // An unreadable lock file has no live holder to protect.
+  }
+  return { pid: 0, token: "" }
+}
+
+export const isAlive = (pid: number): boolean => {
+  if (pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return errorCode(error) === "EPERM"
+  }
+}
+
+const isLive = (holder: Holder): boolean =>
+  holder.pid === process.pid ? heldHere.has(holder.token) : isAlive(holder.pid)
+
+const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
+
+export const acquire = (io: FileIo, file: string): Acquired => {
+  const token = randomUUID()
+  const temp = `${file}.${process.pid}-${token.slice(0, 8)}.tmp`
+  const fd = io.openSync(temp, "wx")
+  try {
+    writeAll(io, fd, Buffer.from(JSON.stringify({ pid: process.pid, token } satisfies Holder)))
+  } finally {
+    io.closeSync(fd)
+  }
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        io.linkSync(temp, file)
+        heldHere.add(token)
+        return { _tag: "Acquired", release: () => release(io, file, token) }
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw error
+      }
+      const holder = readHolder(io, file)
+      if (holder === undefined) continue
+      if (isLive(holder)) return { _tag: "Locked", pid: holder.pid }
+      takeOver(io, file, holder)
+    }
+    const holder = readHolder(io, file)
+    return { _tag: "Locked", pid: holder?.pid ?? 0 }
+  } finally {
+    try {
+      io.unlinkSync(temp)
+    } catch {
+      // Nothing to clean.
+    }
+  }
+}
+
+const takeOver = (io: FileIo, file: string, dead: Holder): void => {
+  const aside = `${file}.stale-${process.pid}-${randomUUID().slice(0, 8)}`
+  try {
+    io.renameSync(file, aside)
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return
+    throw error
+  }
+  if (sameHolder(readHolder(io, aside), dead)) {
+    io.unlinkSync(aside)
+    return
+  }
+  // Someone took the lease between our read and our move: give it back.
+  try {
+    io.linkSync(aside, file)
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error
+  }
+  io.unlinkSync(aside)
+}
+
+const release = (io: FileIo, file: string, token: string): void => {
+  heldHere.delete(token)
+  try {
+    const holder = readHolder(io, file)
+    if (holder !== undefined && holder.token === token) io.unlinkSync(file)
+  } catch {
+    // A lease file we cannot remove is stale once this process is gone.
+  }
+}

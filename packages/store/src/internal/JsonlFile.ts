@@ -1,0 +1,128 @@
+/**
+ * Writing a JSONL log durably:
+ * - the first write publishes a complete file (header and events) written to a
+ *   temporary name and synced, linked into place (a link never replaces an
+ *   existing file), then the directory is synced;
+ * - later writes append and sync; a write or sync that fails is rolled back to
+ *   the previous length, so retrying the same events leaves no gap or duplicate;
+ * - a torn tail is copied to a sidecar `<file>.torn-<n>` (a fresh n, never
+ *   overwriting), synced, and only then cut from the log.
+ */
+import { randomUUID } from "node:crypto"
+import { basename, dirname, join } from "node:path"
+import type { SessionLog } from "@turnlog/protocol"
+import { errorCode, type FileIo, syncDirectory, writeAll } from "./FileIo.js"
+import type { TornTail } from "./JsonlScan.js"
+
+export const serialize = (events: ReadonlyArray<SessionLog.SessionEvent>): string => {
+  let text = ""
+  for (const event of events) text += JSON.stringify(event) + "\n"
+  return text
+}
+
+export class AlreadyExists extends Error {
+  constructor(readonly file: string) {
+    super(`${file} already exists`)
+  }
+}
+
+/** An open log being appended to by the lease holder. */
+export interface OpenLog {
+  readonly fd: number
+  size: number
+}
+
+/** Publishes a new log; fails with `AlreadyExists` rather than replace a file. */
+export const materialise = (
+  io: FileIo,
+  file: string,
+  header: SessionLog.SessionHeader,
+  events: ReadonlyArray<SessionLog.SessionEvent>,
+): OpenLog => {
+  const dir = dirname(file)
+  const temp = join(dir, `.${basename(file)}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
+  const bytes = Buffer.from(JSON.stringify(header) + "\n" + serialize(events))
+  const tempFd = io.openSync(temp, "wx")
+  try {
+    try {
+      writeAll(io, tempFd, bytes)
+      io.fsyncSync(tempFd)
+    } finally {
+      io.closeSync(tempFd)
+    }
+    try {
+      io.linkSync(temp, file)
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") throw new AlreadyExists(file)
+      throw error
+    }
+  } finally {
+    try {
+      io.unlinkSync(temp)
+    } catch {
+      // Already gone or never created: nothing to clean.
+    }
+  }
+  syncDirectory(io, dir)
+  return { fd: io.openSync(file, "a"), size: bytes.length }
+}
+
+export const openLog = (io: FileIo, file: string): OpenLog => {
+  const fd = io.openSync(file, "a")
+  return { fd, size: io.fstatSync(fd).size }
+}
+
+/** Appends and syncs; on failure the file is cut back to its previous length. */
+export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<SessionLog.SessionEvent>): void => {
+  const bytes = Buffer.from(serialize(events))
+  try {
+    writeAll(io, log.fd, bytes)
+    // fdatasync also syncs the file length, which is what an append changes.
+    io.fdatasyncSync(log.fd)
+  } catch (error) {
+    io.ftruncateSync(log.fd, log.size)
+    throw error
+  }
+  log.size += bytes.length
+}
+
+/** Keeps the torn bytes in a fresh sidecar, then cuts them from the log. Returns the sidecar path. */
+export const cutTail = (io: FileIo, file: string, torn: TornTail): string => {
+  const fd = io.openSync(file, "r+")
+  try {
+    const bytes = Buffer.allocUnsafe(torn.bytes)
+    let read = 0
+    while (read < torn.bytes) {
+      const n = io.readSync(fd, bytes, read, torn.bytes - read, torn.offset + read)
+      if (n === 0) break
+      read += n
+    }
+    const sidecar = writeSidecar(io, file, bytes.subarray(0, read))
+    syncDirectory(io, dirname(file))
+    io.ftruncateSync(fd, torn.offset)
+    io.fsyncSync(fd)
+    return sidecar
+  } finally {
+    io.closeSync(fd)
+  }
+}
+
+const writeSidecar = (io: FileIo, file: string, bytes: Uint8Array): string => {
+  for (let n = 1;; n++) {
+    const sidecar = `${file}.torn-${n}`
+    let fd: number
+    try {
+      fd = io.openSync(sidecar, "wx")
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") continue
+      throw error
+    }
+    try {
+      writeAll(io, fd, bytes)
+      io.fsyncSync(fd)
+    } finally {
+      io.closeSync(fd)
+    }
+    return sidecar
+  }
+}

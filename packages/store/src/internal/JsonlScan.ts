@@ -1,0 +1,152 @@
+/**
+ * Reading a JSONL log: the header on line 1, then one event per line with
+ * contiguous seq. Decides what a damaged file is:
+ * - a last line without its newline, or unparsable lines with no `turn/end`
+ *   after them, is a torn tail (a write the crash interrupted, never
+ *   acknowledged): reported with its line and byte offset so `open` can cut it;
+ * - damage followed by a committed `turn/end` is `SessionCorrupt`, and a line
+ *   that parses but is not an event of this version is refused (`UnknownEvent`
+ *   or `SessionCorrupt`): data that was acknowledged is never cut or skipped.
+ */
+import { Either } from "effect"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
+import { SessionCorrupt, SessionNotFound, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
+import { SummaryBuilder } from "../Summary.js"
+import type { SessionSummary } from "../SessionStore.js"
+import { decodeLine } from "./EventLine.js"
+import { errorCode, type FileIo } from "./FileIo.js"
+import { LineReader } from "./LineReader.js"
+
+export interface TornTail {
+  /** 1-based line number of the first torn line. */
+  readonly line: number
+  /** File offset where the torn bytes start (the length the file is cut to). */
+  readonly offset: number
+  readonly bytes: number
+}
+
+export interface Scan {
+  readonly header: SessionLog.SessionHeader
+  readonly events: Array<SessionLog.SessionEvent>
+  readonly torn?: TornTail
+}
+
+/** Line 1: newer versions are refused before their shape is judged. */
+export const parseHeader = (line: string, file: string, id: string): SessionLog.SessionHeader => {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    throw new SessionCorrupt({ file, line: 1, detail: "the session header is not JSON" })
+  }
+  const version = typeof value === "object" && value !== null ? (value as { version?: unknown }).version : undefined
+  if (typeof version === "number" && version > SessionLog.LOG_VERSION) {
+    throw new UnsupportedVersion({ file, found: version, supported: SessionLog.LOG_VERSION })
+  }
+  const header = SessionLog.decodeHeader(value)
+  if (Either.isLeft(header)) {
+    throw new SessionCorrupt({ file, line: 1, detail: `not a session header: ${header.left.message}` })
+  }
+  if (header.right.id !== id) {
+    throw new SessionCorrupt({ file, line: 1, detail: `the header names session ${header.right.id}` })
+  }
+  return header.right
+}
+
+const openForRead = (io: FileIo, file: string, id: string): number => {
+  try {
+    return io.openSync(file, "r")
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") throw new SessionNotFound({ sessionId: id })
+    throw error
+  }
+}
+
+const readHeader = (reader: LineReader, file: string, id: string) => {
+  const line = reader.next()
+  if (line === undefined) throw new SessionCorrupt({ file, line: 1, detail: "the file is empty" })
+  if (!reader.complete) throw new SessionCorrupt({ file, line: 1, detail: "the session header is incomplete" })
+  return parseHeader(line, file, id)
+}
+
+/** Reads and validates a whole log. Throws the store's tagged errors. */
+export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
+  const fd = openForRead(io, file, id)
+  try {
+    const reader = new LineReader(io, fd)
+    const header = readHeader(reader, file, id)
+    const events: Array<SessionLog.SessionEvent> = []
+    let damage: { readonly line: number; readonly offset: number } | undefined
+    for (let line = reader.next(); line !== undefined; line = reader.next()) {
+      const n = reader.lineNumber
+      if (!reader.complete) {
+        damage ??= { line: n, offset: reader.lineStart() }
+        break
+      }
+      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+      if (damage !== undefined) {
+        if (result._tag === "Event" && result.event.type === "turn/end") {
+          throw new SessionCorrupt({
+            file,
+            line: damage.line,
+            detail: `unreadable line followed by a committed turn end (line ${n})`,
+          })
+        }
+        continue
+      }
+      switch (result._tag) {
+        case "Event": {
+          const expected = events.length + 1
+          if (result.event.seq !== expected) {
+            throw new SessionCorrupt({ file, line: n, detail: `expected event seq ${expected}, found ${result.event.seq}` })
+          }
+          events.push(result.event)
+          break
+        }
+        case "Unparsable":
+          damage = { line: n, offset: reader.lineStart() }
+          break
+        case "Unknown":
+          throw new UnknownEvent({ file, line: n, type: result.type })
+        case "Invalid":
+          throw new SessionCorrupt({ file, line: n, detail: result.detail })
+      }
+    }
+    if (damage === undefined) return { header, events }
+    const size = io.fstatSync(fd).size
+    return { header, events, torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset } }
+  } finally {
+    io.closeSync(fd)
+  }
+}
+
+// The layer writes `seq`, `time` and `type` first; reading them off the front
+// of a line spares parsing the rest. Other lines are parsed whole.
+const PREFIX = /^\{"seq":\d+,"time":"([^"\\]*)","type":"([^"\\]*)"/
+
+/**
+ * The `list` summary of a log without validating every event (that is what
+ * `read` does): the header is checked, the scan stops at the first line it
+ * cannot read (a torn tail that the next `open` repairs).
+ */
+export const summarizeLog = (io: FileIo, file: string, id: string): SessionSummary | undefined => {
+  const fd = openForRead(io, file, id)
+  try {
+    const reader = new LineReader(io, fd, 1 << 20)
+    const summary = new SummaryBuilder(readHeader(reader, file, id))
+    for (let line = reader.next(); line !== undefined && reader.complete; line = reader.next()) {
+      const prefix = PREFIX.exec(line)
+      if (prefix !== null && !(prefix[2] === "user/message" && summary.needsTitle)) {
+        summary.add(prefix[2]!, prefix[1]!)
+        continue
+      }
+      const result = decodeLine(line)
+      if (result._tag !== "Event") break
+      summary.add(result.event.type, result.event.time)
+      if (result.event.type === "user/message") summary.addTitle(result.event)
+    }
+    return summary.result()
+  } finally {
+    io.closeSync(fd)
+  }
+}
