@@ -63,9 +63,7 @@ export const CustomProvider = Schema.Struct({
 export type CustomProvider = typeof CustomProvider.Type
 
 // A provider id is the part of a route before the first "/".
-const ProviderId = Schema.String.pipe(
-  Schema.pattern(/^[^/\s]+$/, { message: () => "a provider id is non-empty, without \"/\" or spaces" }),
-)
+const ProviderId = Schema.String.pipe(Schema.pattern(/^[^/\s]+$/))
 
 export const Config = Schema.Struct({
   providers: Schema.optionalWith(Schema.Record({ key: ProviderId, value: CustomProvider }), { exact: true }),

@@ -1,0 +1,91 @@
+/**
+ * Provider failures over the real wire formats: each ends the stream in one
+ * error finish with the code the agent loop acts on, and an interrupted stream
+ * closes its HTTP request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Stream } from "effect"
+import type { StreamChunk } from "@turnlog/protocol"
+import { Loopback } from "@turnlog/testkit"
+import { APIS, harness, type Harness, request, user } from "./harness.js"
+
+let server: Loopback.Server
+let h: Harness
+beforeAll(async () => {
+  server = await Loopback.start()
+  h = await harness(server)
+})
+afterAll(() => server.close())
+
+const failureOf = async (api: (typeof APIS)[number], reply: Loopback.ReplyInput) => {
+  server.enqueue(reply)
+  const chunks = await h.collect(request(api, [user("u1", "Hello")]))
+  const finishes = chunks.filter((c) => c.type === "finish")
+  expect(finishes).toHaveLength(1)
+  expect(chunks.at(-1)).toBe(finishes[0])
+  const finish = finishes[0] as Extract<StreamChunk, { type: "finish" }>
+  expect(finish.replayState).toBe(undefined)
+  return finish.reason
+}
+
+describe.each(APIS)("%s failures over the loopback", (api) => {
+  // The OpenAI and Anthropic formats name the request in a header; Gemini's does not.
+  const requestId = api === "google-generative-ai" ? {} : { requestId: expect.stringMatching(/^req_/) }
+
+  it("HTTP 401 → AUTH, with the request id", async () => {
+    expect(await failureOf(api, { status: 401 })).toMatchObject({
+      kind: "error",
+      failure: { code: "AUTH", status: 401, ...requestId },
+    })
+  })
+
+  it("HTTP 429 with retry-after → RATE_LIMIT and the delay", async () => {
+    expect(await failureOf(api, { status: 429, headers: { "retry-after": "7" } })).toMatchObject({
+      kind: "error",
+      failure: { code: "RATE_LIMIT", status: 429, retryAfterMs: 7000 },
+    })
+  })
+
+  it("HTTP 500 → SERVER", async () => {
+    expect(await failureOf(api, { status: 500 })).toMatchObject({ kind: "error", failure: { code: "SERVER", status: 500 } })
+  })
+
+  it("a context-overflow error body → CONTEXT_WINDOW_EXCEEDED", async () => {
+    expect(await failureOf(api, { status: 400, kind: "context-overflow" })).toMatchObject({
+      kind: "error",
+      failure: { code: "CONTEXT_WINDOW_EXCEEDED", status: 400 },
+    })
+  })
+
+  it("a connection dropped mid-stream → TRANSPORT, without the 200 status of the response it cut", async () => {
+    expect(
+      await failureOf(api, {
+        blocks: [{ type: "text", text: "This answer is going to be cut off somewhere in the middle of it." }],
+        dropAfterEvents: 3,
+      }),
+    ).toStrictEqual({ kind: "error", failure: { code: "TRANSPORT", message: "terminated: other side closed (UND_ERR_SOCKET)" } })
+  })
+
+  it("interrupting the stream closes its HTTP request", async () => {
+    server.enqueue({
+      blocks: [{ type: "text", text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") }],
+      delayMs: 200,
+    })
+    const index = server.requests().length
+    const program = Effect.gen(function*() {
+      const first = yield* Deferred.make<StreamChunk>()
+      const fiber = yield* h.stream(request(api, [user("u1", "Talk for a while")])).pipe(
+        Stream.runForEach((chunk) => Deferred.succeed(first, chunk)),
+        Effect.fork,
+      )
+      const chunk = yield* Deferred.await(first)
+      yield* Fiber.interrupt(fiber)
+      return chunk
+    })
+    const chunk = await Effect.runPromise(program)
+    expect(chunk.type).not.toBe("finish")
+    const record = await server.settled(index)
+    expect(record.outcome).toBe("client-closed")
+    expect(record.aborted).toBe(true)
+  })
+})
