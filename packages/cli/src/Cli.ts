@@ -1,0 +1,76 @@
+/**
+ * The `turnlog` command line: global options on the root, one subcommand per
+ * task. Each handler resolves the settings first, so a bad config is reported
+ * before anything else happens.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { UsageError } from "./CliError.js"
+import { acp } from "./commands/Acp.js"
+import { demo } from "./commands/Demo.js"
+import { doctor } from "./commands/Doctor.js"
+import { run } from "./commands/Run.js"
+import { sessions } from "./commands/Sessions.js"
+import { show } from "./commands/Show.js"
+import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
+import { VERSION } from "./Version.js"
+
+const globals = {
+  home: Options.text("home").pipe(
+    Options.withDescription("where sessions are kept (default: $TURNLOG_HOME, else ~/.turnlog)"),
+    Options.optional,
+  ),
+  config: Options.text("config").pipe(
+    Options.withDescription("the config file (default: $TURNLOG_CONFIG, else $TURNLOG_HOME/config.json if it exists)"),
+    Options.optional,
+  ),
+  store: Options.choice("store", STORE_KINDS as ReadonlyArray<StoreKind> as [StoreKind, ...Array<StoreKind>]).pipe(
+    Options.withDescription("the session store (default: jsonl)"),
+    Options.withDefault("jsonl" as StoreKind),
+  ),
+}
+
+const root = Command.make("turnlog", globals, () =>
+  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor or demo (see turnlog --help)" }))
+
+const settings = Effect.flatMap(root, (flags) => resolveSettings(flags))
+
+const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
+
+const runCommand = Command.make("run", {
+  model: Options.text("model").pipe(Options.withDescription("<provider>/<model>"), Options.optional),
+  session: Options.text("session").pipe(Options.withDescription("continue this session"), Options.optional),
+  continue: Options.boolean("continue").pipe(Options.withDescription("continue the latest session in this directory")),
+  maxTokens: Options.integer("max-tokens").pipe(Options.withDescription("output token limit per response"), Options.optional),
+  allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
+  prompt: Args.text({ name: "prompt" }).pipe(Args.atLeast(1)),
+}, (options) => Effect.flatMap(settings, (s) => run(s, options))).pipe(
+  Command.withDescription("run one turn: the answer on stdout, the session id and tool activity on stderr"),
+)
+
+const acpCommand = Command.make("acp", {}, () => Effect.flatMap(settings, acp)).pipe(
+  Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
+)
+
+const sessionsCommand = Command.make("sessions", { json }, (options) =>
+  Effect.flatMap(settings, (s) => sessions(s, options))).pipe(Command.withDescription("list stored sessions"))
+
+const showCommand = Command.make("show", { json, id: Args.text({ name: "id" }) }, (options) =>
+  Effect.flatMap(settings, (s) => show(s, options))).pipe(
+    Command.withDescription("print a session as a readable transcript"),
+  )
+
+const doctorCommand = Command.make("doctor", { json, id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
+  Effect.flatMap(settings, (s) => doctor(s, { json: options.json, id: Option.getOrUndefined(options.id) }))).pipe(
+    Command.withDescription("what this build makes of stored sessions, without changing them"),
+  )
+
+const demoCommand = Command.make("demo", {}, () => Effect.flatMap(settings, demo)).pipe(
+  Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
+)
+
+export const command = root.pipe(
+  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand]),
+)
+
+export const cli = Command.run(command, { name: "turnlog", version: VERSION })

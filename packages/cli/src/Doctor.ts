@@ -1,0 +1,81 @@
+/**
+ * What this build makes of a stored session, without changing it: for each
+ * assistant message, whether its replay state replays natively, degrades (and
+ * why), or is absent; a torn tail found at the end; a last turn left open.
+ * The same checks the read side runs before a request, run ahead of time.
+ */
+import { History } from "@turnlog/history"
+import { PiAiReplay } from "@turnlog/llm-pi-ai"
+import { OpenTurn, type SessionStore } from "@turnlog/store"
+
+export type Replay = "native" | "degrades" | "no-state"
+
+export interface MessageReport {
+  readonly messageId: string
+  readonly route: string
+  readonly replay: Replay
+  readonly reason?: string
+}
+
+export interface SessionReport {
+  readonly id: string
+  readonly cwd: string
+  readonly events: number
+  readonly messages: ReadonlyArray<MessageReport>
+  readonly tornTail?: { readonly bytes: number; readonly line: number }
+  readonly openTurn: boolean
+}
+
+export const diagnose = (session: SessionStore.LoadedSession): SessionReport => {
+  const messages: Array<MessageReport> = []
+  for (const message of History.fromEvents(session.events)) {
+    if (message.role !== "assistant") continue
+    const route = History.routeOf(message)
+    if (message.source.kind !== "model" || message.source.replayState === undefined) {
+      messages.push({ messageId: message.id, route, replay: "no-state" })
+      continue
+    }
+    let reason: string | undefined
+    PiAiReplay.toPiAssistant(message, (error) => {
+      reason = error.reason
+    })
+    messages.push(
+      reason === undefined
+        ? { messageId: message.id, route, replay: "native" }
+        : { messageId: message.id, route, replay: "degrades", reason },
+    )
+  }
+  const torn = session.recovery.tornTail
+  return {
+    id: session.header.id,
+    cwd: session.header.cwd,
+    events: session.events.length,
+    messages,
+    ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
+    openTurn: OpenTurn.openTurnStart(session.events) >= 0,
+  }
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+
+export const render = (report: SessionReport): string => {
+  const native = report.messages.filter((m) => m.replay === "native").length
+  const degrades = report.messages.filter((m) => m.replay === "degrades")
+  const neutral = report.messages.filter((m) => m.replay === "no-state").length
+  const lines = [
+    `session ${report.id} (${report.cwd}): ${count(report.events, "event")}, ${
+      count(report.messages.length, "assistant message")
+    }: ${native} replay natively, ${degrades.length} degrade, ${neutral} without replay state`,
+  ]
+  for (const m of degrades) lines.push(`  degrades ${m.messageId} (${m.route}): ${m.reason}`)
+  if (report.tornTail !== undefined) {
+    lines.push(
+      `  torn tail: ${report.tornTail.bytes} bytes at line ${report.tornTail.line} (cut off and kept aside when the session is next opened)`,
+    )
+  }
+  if (report.openTurn) {
+    lines.push("  open turn: the last turn has no end (closed as interrupted when the session is next opened)")
+  }
+  if (degrades.length === 0 && report.tornTail === undefined && !report.openTurn) lines.push("  ok")
+  return lines.join("\n")
+}

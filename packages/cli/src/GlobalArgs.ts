@@ -1,0 +1,32 @@
+/**
+ * The global options (`--home`, `--config`, `--store`) are accepted anywhere
+ * on the command line, before or after the command name. The parser only
+ * knows them on the root command, so they are moved to the front before it
+ * runs; `--` ends the options and leaves the rest alone.
+ */
+export const GLOBAL_OPTIONS: ReadonlyArray<string> = ["--home", "--config", "--store"]
+
+/** `argv` without node and the script: the user's words. */
+export const hoist = (args: ReadonlyArray<string>): Array<string> => {
+  const globals: Array<string> = []
+  const rest: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") {
+      rest.push(...args.slice(i))
+      break
+    }
+    const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg
+    if (GLOBAL_OPTIONS.includes(name)) {
+      if (arg.includes("=")) {
+        globals.push(name, arg.slice(arg.indexOf("=") + 1))
+      } else {
+        globals.push(arg)
+        if (i + 1 < args.length) globals.push(args[++i]!)
+      }
+    } else {
+      rest.push(arg)
+    }
+  }
+  return [...globals, ...rest]
+}

@@ -1,0 +1,74 @@
+/**
+ * The one place the Layer graph is built: store, model, tools, permissions
+ * and the agent loop, from the resolved settings and the model choice.
+ */
+import { Effect, Layer } from "effect"
+import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
+import * as Loop from "@turnlog/agent/Loop"
+import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
+import { PiAiAdapter, PiAiRouting } from "@turnlog/llm-pi-ai"
+import { Memory, SessionStore } from "@turnlog/store"
+import { UsageError } from "./CliError.js"
+import * as DemoModel from "./DemoModel.js"
+import * as Keyless from "./Keyless.js"
+import type { Choice } from "./ModelChoice.js"
+import * as ScriptFile from "./ScriptFile.js"
+import type { Settings } from "./Settings.js"
+
+export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, UsageError> => {
+  void settings
+  return Memory.layerMemory
+}
+
+/** The provider config the pi-ai layer reads, checked up front so a bad one is a usage error. */
+export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Config, UsageError> => {
+  const input = settings.config.providers === undefined ? {} : { providers: settings.config.providers }
+  return Effect.mapError(
+    PiAiRouting.decodeConfig(input),
+    (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
+  )
+}
+
+export const modelLayer = (
+  settings: Settings,
+  choice: Choice,
+): Layer.Layer<LlmAdapter.LlmAdapter, UsageError, ReplayDiagnostics.ReplayDiagnostics> => {
+  switch (choice.kind) {
+    case "provider":
+      return Layer.unwrapEffect(Effect.map(providerConfig(settings), (config) =>
+        PiAiAdapter.layerPiAi(config).pipe(
+          Layer.mapError((e) => new UsageError({ message: e.message })),
+        )))
+    case "script":
+      return Layer.unwrapEffect(Effect.map(ScriptFile.load(choice.file), Keyless.layerScript))
+    case "demo":
+      return Keyless.layer((request) => DemoModel.reply(request))
+  }
+}
+
+export interface AgentOptions<R> {
+  readonly settings: Settings
+  readonly choice: Choice
+  readonly permissions: Layer.Layer<Permissions.Permissions, never, R>
+  readonly maxTokens?: number
+}
+
+/** The agent loop over the real store, model and built-in tools; the store is exposed too. */
+export const agentLayer = <R = never>(
+  options: AgentOptions<R>,
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError, R> => {
+  const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
+  const loop = Loop.layer({
+    model: options.choice.route,
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
+  return loop.pipe(
+    Layer.provide(Layer.mergeAll(
+      modelLayer(options.settings, options.choice),
+      Builtins.layer(),
+      options.permissions,
+    )),
+    Layer.provideMerge(storeLayer(options.settings)),
+    Layer.provide(ReplayDiagnostics.layerStderr),
+  )
+}

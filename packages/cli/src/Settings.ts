@@ -1,0 +1,136 @@
+/**
+ * Where turnlog keeps its sessions and what the config file says. Resolved
+ * once, from the global options, then the environment, then defaults:
+ * home `--home` | `TURNLOG_HOME` | `~/.turnlog`; config `--config` |
+ * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists. A config that
+ * cannot be used is a usage error naming the file and the field.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, resolve } from "node:path"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { UsageError } from "./CliError.js"
+
+export type StoreKind = "jsonl" | "sqlite"
+export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite"]
+export type PermissionMode = "ask" | "allow" | "deny"
+
+/** `<provider>/<model>`, split at the first "/" (model ids may contain more). */
+export const parseRoute = (route: string): { readonly provider: string; readonly model: string } | undefined => {
+  const slash = route.indexOf("/")
+  return slash <= 0 || slash === route.length - 1
+    ? undefined
+    : { provider: route.slice(0, slash), model: route.slice(slash + 1) }
+}
+
+export const ROUTE_HINT = `"<provider>/<model>", e.g. "anthropic/claude-sonnet-4-5"`
+
+const Route = Schema.String.pipe(
+  Schema.filter((s) => parseRoute(s) !== undefined || `expected ${ROUTE_HINT}`),
+)
+const PositiveInt = Schema.Number.pipe(
+  Schema.int({ message: () => "expected a positive integer" }),
+  Schema.positive({ message: () => "expected a positive integer" }),
+)
+
+export const ConfigFile = Schema.Struct({
+  model: Schema.optionalWith(Route, { exact: true }),
+  maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
+  /** Custom pi-ai providers; checked by the pi-ai layer's own schema. */
+  providers: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  permissions: Schema.optionalWith(Schema.Literal("ask", "allow", "deny"), { exact: true }),
+  /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
+  scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
+})
+export type ConfigFile = typeof ConfigFile.Type
+
+export interface Settings {
+  readonly home: string
+  readonly store: StoreKind
+  /** The config file read, if any. */
+  readonly configFile?: string
+  readonly config: ConfigFile
+  /** An absolute scripted-model file from `TURNLOG_SCRIPTED_MODEL` or the config. */
+  readonly scriptedModel?: string
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>
+
+const expandHome = (path: string): string =>
+  path === "~" ? homedir() : path.startsWith("~/") ? resolve(homedir(), path.slice(2)) : path
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value
+
+const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
+  issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+
+/** The config file's content, or a usage error naming the file and each bad field. */
+export const decodeConfig = (file: string, text: string): Either.Either<ConfigFile, UsageError> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    return Either.left(
+      new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
+    )
+  }
+  return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
+    Either.mapLeft((error) =>
+      new UsageError({
+        message: `config file ${file}: ${
+          ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
+        } (keys: model, maxTokens, providers, permissions, scriptedModel)`,
+      })
+    ),
+  )
+}
+
+export interface Flags {
+  readonly home: Option.Option<string>
+  readonly config: Option.Option<string>
+  readonly store: StoreKind
+}
+
+export const resolveSettings = (
+  flags: Flags,
+  env: Environment = process.env,
+  cwd: string = process.cwd(),
+): Effect.Effect<Settings, UsageError> =>
+  Effect.gen(function*() {
+    const home = resolve(cwd, expandHome(Option.getOrUndefined(flags.home) ?? nonEmpty(env.TURNLOG_HOME) ?? "~/.turnlog"))
+    const explicit = Option.getOrUndefined(flags.config) ?? nonEmpty(env.TURNLOG_CONFIG)
+    const configFile = explicit !== undefined
+      ? resolve(cwd, expandHome(explicit))
+      : existsSync(resolve(home, "config.json"))
+      ? resolve(home, "config.json")
+      : undefined
+    let config: ConfigFile = {}
+    if (configFile !== undefined) {
+      if (!existsSync(configFile)) {
+        const from = Option.isSome(flags.config) ? "--config" : "TURNLOG_CONFIG"
+        return yield* new UsageError({ message: `config file ${configFile} (from ${from}) does not exist` })
+      }
+      const text = yield* Effect.try({
+        try: () => readFileSync(configFile, "utf8"),
+        catch: (e) =>
+          new UsageError({
+            message: `config file ${configFile} cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+          }),
+      })
+      config = yield* decodeConfig(configFile, text)
+    }
+    const scriptedFromEnv = nonEmpty(env.TURNLOG_SCRIPTED_MODEL)
+    const scriptedModel = scriptedFromEnv !== undefined
+      ? resolve(cwd, expandHome(scriptedFromEnv))
+      : config.scriptedModel !== undefined && configFile !== undefined
+      ? resolve(dirname(configFile), expandHome(config.scriptedModel))
+      : undefined
+    return {
+      home,
+      store: flags.store,
+      config,
+      ...(configFile === undefined ? {} : { configFile }),
+      ...(scriptedModel === undefined ? {} : { scriptedModel }),
+    }
+  })

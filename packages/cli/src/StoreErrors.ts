@@ -1,0 +1,22 @@
+/**
+ * A store or agent failure, as the one sentence a command ends with (exit 1).
+ * The store's errors already name the file, line or session; this only frames
+ * them.
+ */
+import type { AgentError } from "@turnlog/agent/AgentLoop"
+import { CommandFailed, UsageError } from "./CliError.js"
+
+export const toCommandError = (error: AgentError): CommandFailed | UsageError => {
+  switch (error._tag) {
+    case "InvalidModel":
+      return new UsageError({ message: error.message })
+    case "SessionNotFound":
+      return new CommandFailed({ message: `${error.message} (list sessions with: turnlog sessions)` })
+    default:
+      return new CommandFailed({ message: error.message })
+  }
+}
+
+/** Leaves the command's own errors as they are and frames the rest. */
+export const asCommandError = (error: AgentError | CommandFailed | UsageError): CommandFailed | UsageError =>
+  error._tag === "CommandFailed" || error._tag === "UsageError" ? error : toCommandError(error)

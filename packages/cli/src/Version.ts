@@ -1,0 +1,13 @@
+/** The version turnlog reports (`--version`, ACP `agentInfo`): the cli package's. */
+import { readFileSync } from "node:fs"
+
+const read = (): string => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: unknown }
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0"
+  } catch {
+    return "0.0.0"
+  }
+}
+
+export const VERSION = read()

@@ -1,0 +1,171 @@
+/**
+ * `turnlog run`: one turn from the terminal. The answer streams to stdout;
+ * the session id, tool activity and anything worth knowing go to stderr. Exit
+ * 0 when the turn completes or stops at max tokens, 1 when it fails.
+ */
+import { Effect, type Layer, Option, Stream } from "effect"
+import { AgentLoop, Permissions } from "@turnlog/agent"
+import type { SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
+import * as Updates from "@turnlog/acp/Updates"
+import { CommandFailed, UsageError } from "../CliError.js"
+import * as Layers from "../Layers.js"
+import * as ModelChoice from "../ModelChoice.js"
+import { note, out } from "../Output.js"
+import type { Settings } from "../Settings.js"
+import { asCommandError } from "../StoreErrors.js"
+import * as TerminalPermissions from "../TerminalPermissions.js"
+
+export interface RunOptions {
+  readonly model: Option.Option<string>
+  readonly session: Option.Option<string>
+  readonly continue: boolean
+  readonly maxTokens: Option.Option<number>
+  readonly allowTools: boolean
+  readonly prompt: ReadonlyArray<string>
+}
+
+export const permissionsLayer = (settings: Settings, allowTools: boolean): Layer.Layer<Permissions.Permissions> => {
+  if (allowTools) return Permissions.layerAllowAll
+  switch (settings.config.permissions) {
+    case "allow":
+      return Permissions.layerAllowAll
+    case "deny":
+      return Permissions.layerDenyAll
+    default:
+      return TerminalPermissions.layer()
+  }
+}
+
+export const announce = (choice: ModelChoice.Choice): Effect.Effect<void> => {
+  switch (choice.kind) {
+    case "demo":
+      return note(choice.note)
+    case "script":
+      return note(`scripted model ${choice.file} answers as ${choice.route}`)
+    case "provider":
+      return choice.note === undefined ? Effect.void : note(choice.note)
+  }
+}
+
+const firstLine = (text: string, max = 160): string => {
+  const line = text.split("\n", 1)[0] ?? ""
+  return line.length > max ? `${line.slice(0, max)}…` : line
+}
+
+/** Picks the session: the one named, the latest in this directory, or a new one. */
+const sessionFor = (options: RunOptions, route: string) =>
+  Effect.gen(function*() {
+    const loop = yield* AgentLoop.AgentLoop
+    const store = yield* SessionStore.SessionStore
+    let id: SessionId | undefined
+    if (Option.isSome(options.session)) {
+      id = options.session.value as SessionId
+    } else if (options.continue) {
+      const cwd = process.cwd()
+      const latest = (yield* store.list()).find((s) => s.cwd === cwd)
+      if (latest === undefined) {
+        return yield* new CommandFailed({
+          message: `no session to continue in ${cwd}; start one with: turnlog run <prompt>`,
+        })
+      }
+      id = latest.id
+    }
+    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route })
+    const loaded = yield* loop.load(id, { model: route })
+    if (loaded.recovery.tornTail !== undefined) {
+      yield* note(`session ${id}: a torn tail of ${loaded.recovery.tornTail.bytes} bytes was cut off and kept aside`)
+    }
+    if (loaded.recovery.closedTurn !== undefined && loaded.recovery.closedTurn.length > 0) {
+      yield* note(`session ${id}: the last turn was left open by a stopped process; it is now closed as interrupted`)
+    }
+    return id
+  })
+
+export const run = (settings: Settings, options: RunOptions) =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.session) && options.continue) {
+      return yield* new UsageError({ message: "--session and --continue cannot be used together: choose one" })
+    }
+    const prompt = options.prompt.join(" ").trim()
+    if (prompt === "") return yield* new UsageError({ message: "the prompt is empty: turnlog run <prompt…>" })
+    if (Option.isSome(options.maxTokens) && options.maxTokens.value <= 0) {
+      return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
+    }
+    const choice = yield* ModelChoice.choose(options.model, settings)
+    yield* announce(choice)
+
+    const turn = Effect.gen(function*() {
+      const loop = yield* AgentLoop.AgentLoop
+      const id = yield* sessionFor(options, choice.route)
+      yield* note(`session ${id}`)
+      let wroteText = false
+      let endsWithNewline = true
+      const end = yield* loop.prompt(id, prompt).pipe(
+        Stream.runFoldEffect(
+          undefined as Extract<AgentLoop.AgentUpdate, { type: "turn-end" }> | undefined,
+          (end, update) => {
+            switch (update.type) {
+              case "text-delta":
+                wroteText = true
+                endsWithNewline = update.text.endsWith("\n")
+                return Effect.as(out(update.text), end)
+              case "reasoning-delta":
+                return Effect.as(Effect.sync(() => process.stderr.write(update.text)), end)
+              case "tool-call":
+                return Effect.as(
+                  note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`),
+                  end,
+                )
+              case "tool-result":
+                return Effect.as(
+                  note(`tool ${update.name} ${update.isError ? "failed" : "done"}: ${firstLine(update.content)}`),
+                  end,
+                )
+              case "retry":
+                return Effect.as(
+                  note(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`),
+                  end,
+                )
+              case "turn-end":
+                return Effect.succeed(update)
+              case "turn-start":
+              case "tool-running":
+              case "usage":
+                return Effect.succeed(end)
+            }
+          },
+        ),
+      )
+      if (wroteText && !endsWithNewline) yield* out("\n")
+      if (end === undefined) return yield* new CommandFailed({ message: "the turn ended without an end" })
+      switch (end.reason) {
+        case "completed":
+          return
+        case "max-tokens":
+          return yield* note(
+            `the answer stopped at the output limit; any unfinished tool call was dropped. Continue with: turnlog run --session ${id} <prompt>`,
+          )
+        case "error":
+          return yield* new CommandFailed({
+            message: `the turn failed: ${end.failure?.message ?? "no cause reported"}${
+              end.failure === undefined ? "" : ` (${end.failure.code})`
+            }`,
+          })
+        case "cancelled":
+        case "interrupted":
+          return yield* new CommandFailed({ message: "the turn was cancelled" })
+        case "max-steps":
+          return yield* new CommandFailed({ message: "the turn stopped after the maximum number of steps" })
+      }
+    }).pipe(Effect.mapError(asCommandError))
+
+    return yield* turn.pipe(
+      Effect.provide(Layers.agentLayer({
+        settings,
+        choice,
+        permissions: permissionsLayer(settings, options.allowTools),
+        ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
+      })),
+    )
+  })

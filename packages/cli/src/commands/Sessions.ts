@@ -1,0 +1,26 @@
+/** `turnlog sessions`: the stored sessions, newest first. */
+import { Effect } from "effect"
+import { SessionStore } from "@turnlog/store"
+import { CommandFailed } from "../CliError.js"
+import * as Layers from "../Layers.js"
+import { json, out } from "../Output.js"
+import type { Settings } from "../Settings.js"
+
+const pad = (text: string, width: number) => text.padEnd(width)
+
+export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): string => {
+  if (sessions.length === 0) return "no sessions yet (start one with: turnlog run <prompt>)\n"
+  const rows = sessions.map((s) => [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.cwd, s.title])
+  const header = ["ID", "UPDATED", "TURNS", "CWD", "TITLE"]
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  return [header, ...rows]
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i]!))).join("  "))
+    .join("\n") + "\n"
+}
+
+export const sessions = (settings: Settings, options: { readonly json: boolean }) =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore.SessionStore
+    const all = yield* store.list().pipe(Effect.mapError((e) => new CommandFailed({ message: e.message })))
+    yield* options.json ? json(all) : out(render(all))
+  }).pipe(Effect.provide(Layers.storeLayer(settings)))
