@@ -37,7 +37,7 @@ export interface Options {
   readonly extraTools?: ReadonlyArray<Tools.Tool>
   readonly config?: Partial<Loop.Config>
   /** The LLM layer; the scripted adapter over `script` by default. */
-  readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter>
+  readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
   /** The store layer; memory by default. */
   readonly store?: Layer.Layer<SessionStore.SessionStore>
 }
