@@ -39,7 +39,7 @@ export interface Options {
   /** The LLM layer; the scripted adapter over `script` by default. */
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
   /** The store layer; memory by default. */
-  readonly store?: Layer.Layer<SessionStore.SessionStore>
+  readonly store?: Layer.Layer<SessionStore.SessionStore, unknown>
 }
 
 export const DEFAULT_MODEL = "scripted/test-model"
