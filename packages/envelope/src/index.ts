@@ -1,1 +1,1 @@
-export {}
+export * as Envelope from "./Envelope.js"
