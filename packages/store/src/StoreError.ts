@@ -31,13 +31,22 @@ export class StaleWriter extends Data.TaggedError("StaleWriter")<{
   }
 }
 
+/**
+ * Where damaged or unknown data is. In a JSONL log: the file and its 1-based
+ * line (the header is line 1). In the SQLite database: the database file, the
+ * `sessionId` and the event's seq as `line`.
+ */
+const where = (e: { readonly file: string; readonly line: number; readonly sessionId?: string }) =>
+  e.sessionId === undefined ? `${e.file}:${e.line}` : `${e.file}: session ${e.sessionId}, event ${e.line}`
+
 export class SessionCorrupt extends Data.TaggedError("SessionCorrupt")<{
   readonly file: string
   readonly line: number
   readonly detail: string
+  readonly sessionId?: string
 }> {
   override get message() {
-    return `${this.file}:${this.line}: ${this.detail}`
+    return `${where(this)}: ${this.detail}`
   }
 }
 
@@ -45,9 +54,11 @@ export class UnsupportedVersion extends Data.TaggedError("UnsupportedVersion")<{
   readonly file: string
   readonly found: number
   readonly supported: number
+  /** What is versioned: a session log (the default) or the SQLite database schema. */
+  readonly subject?: "log" | "database schema"
 }> {
   override get message() {
-    return `${this.file}: log version ${this.found} was written by a newer turnlog (this build reads version ${this.supported})`
+    return `${this.file}: ${this.subject ?? "log"} version ${this.found} was written by a newer turnlog (this build reads version ${this.supported})`
   }
 }
 
@@ -55,9 +66,10 @@ export class UnknownEvent extends Data.TaggedError("UnknownEvent")<{
   readonly file: string
   readonly line: number
   readonly type: string
+  readonly sessionId?: string
 }> {
   override get message() {
-    return `${this.file}:${this.line}: unknown event type "${this.type}" (written by a newer turnlog?)`
+    return `${where(this)}: unknown event type "${this.type}" (written by a newer turnlog?)`
   }
 }
 

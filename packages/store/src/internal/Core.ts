@@ -204,7 +204,7 @@ export const makeCore = (backend: Backend) =>
         Array.from(held.entries()),
         ([id, session]) =>
           releaseHeld(id, session).pipe(
-            Effect.catchAll((error) => Console.error(`turnlog: session ${id}: ${error.message}`)),
+            Effect.catchAll((error) => Console.error(`turnlog: closing session ${id}: ${error.message}`)),
           ),
         { discard: true },
       ))

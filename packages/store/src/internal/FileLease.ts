@@ -5,15 +5,10 @@
  * take a free lease. A lease whose holder process no longer exists is taken
  * over: the stale file is moved aside, checked to still be the dead holder's
  * (a racing taker may have replaced it; then it is put back), and removed.
- *
- * A pid can be reused: a lease naming our own pid but a token this process
- * does not hold is stale (a container restart gives the same pid again).
  */
 import { randomUUID } from "node:crypto"
 import { errorCode, type FileIo, writeAll } from "./FileIo.js"
-
-/** Tokens of the leases held by this process, across every store in it. */
-const heldHere = new Set<string>()
+import { drop, hold, isLive } from "./Liveness.js"
 
 interface Holder {
   readonly pid: number
@@ -42,20 +37,6 @@ const readHolder = (io: FileIo, file: string): Holder | undefined => {
   return { pid: 0, token: "" }
 }
 
-export const isAlive = (pid: number): boolean => {
-  if (pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return errorCode(error) === "EPERM"
-  }
-}
-
-const isLive = (holder: Holder): boolean =>
-  holder.pid === process.pid ? heldHere.has(holder.token) : isAlive(holder.pid)
-
 const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
 
 export const acquire = (io: FileIo, file: string): Acquired => {
@@ -71,7 +52,7 @@ export const acquire = (io: FileIo, file: string): Acquired => {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         io.linkSync(temp, file)
-        heldHere.add(token)
+        hold(token)
         return { _tag: "Acquired", release: () => release(io, file, token) }
       } catch (error) {
         if (errorCode(error) !== "EEXIST") throw error
@@ -114,7 +95,7 @@ const takeOver = (io: FileIo, file: string, dead: Holder): void => {
 }
 
 const release = (io: FileIo, file: string, token: string): void => {
-  heldHere.delete(token)
+  drop(token)
   try {
     const holder = readHolder(io, file)
     if (holder !== undefined && holder.token === token) io.unlinkSync(file)

@@ -1,0 +1,304 @@
+/**
+ * The SQLite layer: `$TURNLOG_HOME/sessions.db` through `@effect/sql-sqlite-node`.
+ * A `sessions` table (the header, plus the counters `list` shows, kept current
+ * by each write), an `events (session_id, seq, type, time, data)` table keyed
+ * by `(session_id, seq)` and a `leases` table for the one writer. WAL with
+ * `synchronous=FULL`: a committed transaction is durable. Each flush is one
+ * transaction that checks the stored next seq. The schema version is
+ * `PRAGMA user_version`; a newer one is refused.
+ *
+ * A transaction either commits or leaves nothing, so SQLite has no torn tail;
+ * every other rule (recovery of an open turn, refusing unknown or damaged
+ * events, the seq check) is the shared store logic's or the same as JSONL's.
+ */
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { randomUUID } from "node:crypto"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { SqlError } from "@effect/sql/SqlError"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, Either, Layer } from "effect"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
+import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { classify } from "./internal/EventLine.js"
+import { drop, hold, isLive } from "./internal/Liveness.js"
+import { SessionStore, type SessionSummary } from "./SessionStore.js"
+import {
+  SessionCorrupt,
+  SessionLocked,
+  SessionNotFound,
+  StaleWriter,
+  type StoreError,
+  StoreIOError,
+  UnknownEvent,
+  UnsupportedVersion,
+} from "./StoreError.js"
+import { titleOf } from "./Summary.js"
+
+export interface SqliteOptions {
+  /** `$TURNLOG_HOME`: the database is `<home>/sessions.db`. */
+  readonly home: string
+}
+
+/** The database schema this build reads and writes. */
+export const SCHEMA_VERSION = 1
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    title TEXT,
+    updated_at TEXT NOT NULL,
+    turns INTEGER NOT NULL,
+    first_message TEXT
+  )`,
+  `CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    time TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  )`,
+  `CREATE TABLE IF NOT EXISTS leases (
+    session_id TEXT PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    token TEXT NOT NULL
+  )`,
+]
+
+/** Rows per insert statement (SQLite bounds the number of parameters) and per page read. */
+const INSERT_ROWS = 500
+const PAGE_ROWS = 5000
+
+interface EventRow {
+  readonly seq: number
+  readonly time: string
+  readonly type: string
+  readonly data: string
+}
+
+interface SessionRow {
+  readonly id: string
+  readonly version: number
+  readonly created_at: string
+  readonly cwd: string
+  readonly title: string | null
+}
+
+interface SummaryRow extends SessionRow {
+  readonly updated_at: string
+  readonly turns: number
+  readonly first_message: string | null
+}
+
+const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
+  for (const event of events) if (event.type === "user/message") return titleOf(event.data.message)
+  return null
+}
+
+const countTurns = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
+  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+
+export const makeSqlite = (options: SqliteOptions) =>
+  Effect.gen(function*() {
+    const file = join(options.home, "sessions.db")
+    const io = (operation: string) => (cause: SqlError) => new StoreIOError({ path: file, operation, cause })
+    yield* Effect.try({
+      try: () => mkdirSync(options.home, { recursive: true }),
+      catch: (cause) => new StoreIOError({ path: options.home, operation: "create directory", cause }),
+    })
+    const sql = yield* SqliteClient.make({ filename: file }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllDefect((cause) => new StoreIOError({ path: file, operation: "open", cause })),
+    )
+
+    yield* Effect.gen(function*() {
+      yield* sql`PRAGMA synchronous = FULL`
+      // Another process may hold the write lock for a moment (its own flush).
+      yield* sql`PRAGMA busy_timeout = 5000`
+      const [row] = yield* sql<{ readonly user_version: number }>`PRAGMA user_version`
+      const found = row?.user_version ?? 0
+      if (found > SCHEMA_VERSION) {
+        return yield* new UnsupportedVersion({ file, found, supported: SCHEMA_VERSION, subject: "database schema" })
+      }
+      if (found < SCHEMA_VERSION) {
+        yield* sql.withTransaction(Effect.gen(function*() {
+          for (const statement of SCHEMA) yield* sql.unsafe(statement)
+          yield* sql.unsafe(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+        }))
+      }
+    }).pipe(Effect.mapError((e) => (e._tag === "SqlError" ? io("open")(e) : e)))
+
+    const headerOf = (row: SessionRow): Either.Either<SessionLog.SessionHeader, StoreError> => {
+      if (row.version > SessionLog.LOG_VERSION) {
+        return Either.left(new UnsupportedVersion({ file, found: row.version, supported: SessionLog.LOG_VERSION }))
+      }
+      return Either.right({
+        type: "session",
+        version: row.version,
+        id: row.id as SessionId,
+        createdAt: row.created_at,
+        cwd: row.cwd,
+        ...(row.title !== null ? { title: row.title } : {}),
+      })
+    }
+
+    const takeLease = (id: SessionId, token: string): Effect.Effect<boolean | number, SqlError> =>
+      Effect.gen(function*() {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const inserted = yield* sql`INSERT INTO leases (session_id, pid, token) VALUES (${id}, ${process.pid}, ${token})
+            ON CONFLICT (session_id) DO NOTHING RETURNING token`
+          if (inserted.length === 1) return true
+          const [holder] = yield* sql<{ readonly pid: number; readonly token: string }>`
+            SELECT pid, token FROM leases WHERE session_id = ${id}`
+          if (holder === undefined) continue
+          if (isLive(holder)) return holder.pid
+          // The holder is gone: replace exactly that holder, so two takers cannot both win.
+          const taken = yield* sql`UPDATE leases SET pid = ${process.pid}, token = ${token}
+            WHERE session_id = ${id} AND pid = ${holder.pid} AND token = ${holder.token} RETURNING token`
+          if (taken.length === 1) return true
+        }
+        return false
+      })
+
+    const insertEvents = (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) =>
+      Effect.forEach(
+        Array.from({ length: Math.ceil(events.length / INSERT_ROWS) }, (_, i) => events.slice(i * INSERT_ROWS, (i + 1) * INSERT_ROWS)),
+        (batch) =>
+          sql`INSERT INTO events ${
+            sql.insert(batch.map((event) => ({
+              session_id: id,
+              seq: event.seq,
+              type: event.type,
+              time: event.time,
+              data: JSON.stringify(event.data),
+            })))
+          }`,
+        { discard: true },
+      )
+
+    const write = (
+      id: SessionId,
+      header: SessionLog.SessionHeader,
+      events: ReadonlyArray<SessionLog.SessionEvent>,
+      first: boolean,
+    ): Effect.Effect<void, StoreError> =>
+      sql.withTransaction(Effect.gen(function*() {
+        const last = events[events.length - 1]!
+        const turns = countTurns(events)
+        const title = firstTitle(events)
+        // Writing first takes the database's write lock before the seq is read.
+        if (first) {
+          const created = yield* sql`INSERT INTO sessions ${
+            sql.insert({
+              id,
+              version: header.version,
+              created_at: header.createdAt,
+              cwd: header.cwd,
+              title: header.title ?? null,
+              updated_at: last.time,
+              turns,
+              first_message: title,
+            })
+          } ON CONFLICT (id) DO NOTHING RETURNING id`
+          if (created.length === 0) {
+            return yield* new StoreIOError({ path: file, operation: "create", cause: new Error(`session ${id} already exists`) })
+          }
+        } else {
+          yield* sql`UPDATE sessions SET updated_at = ${last.time}, turns = turns + ${turns},
+            first_message = coalesce(first_message, ${title}) WHERE id = ${id}`
+        }
+        const [row] = yield* sql<{ readonly next: number }>`
+          SELECT coalesce(max(seq), 0) + 1 AS next FROM events WHERE session_id = ${id}`
+        const next = row?.next ?? 1
+        if (events[0]!.seq !== next) {
+          return yield* new StaleWriter({ sessionId: id, expectedSeq: next, gotSeq: events[0]!.seq })
+        }
+        yield* insertEvents(id, events)
+      })).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io(first ? "create" : "append to")(e))))
+
+    const decodeRow = (id: SessionId, row: EventRow, expected: number): SessionLog.SessionEvent => {
+      if (row.seq !== expected) {
+        throw new SessionCorrupt({ file, sessionId: id, line: row.seq, detail: `expected event seq ${expected}, found ${row.seq}` })
+      }
+      if (!SessionLog.isEventType(row.type)) throw new UnknownEvent({ file, sessionId: id, line: row.seq, type: row.type })
+      let data: unknown
+      try {
+        data = JSON.parse(row.data)
+      } catch {
+        throw new SessionCorrupt({ file, sessionId: id, line: row.seq, detail: "the event data is not JSON" })
+      }
+      const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
+      if (result._tag === "Event") return result.event
+      throw new SessionCorrupt({
+        file,
+        sessionId: id,
+        line: row.seq,
+        detail: result._tag === "Invalid" ? result.detail : "not an event",
+      })
+    }
+
+    const load = (id: SessionId) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd, title FROM sessions WHERE id = ${id}`
+        if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
+        const header = yield* headerOf(row)
+        const events: Array<SessionLog.SessionEvent> = []
+        // Paged, so the rows of a large session are not all held beside their events.
+        for (;;) {
+          const rows = yield* sql<EventRow>`SELECT seq, time, type, data FROM events
+            WHERE session_id = ${id} AND seq > ${events.length} ORDER BY seq LIMIT ${PAGE_ROWS}`
+          yield* Effect.try({
+            try: () => {
+              for (const r of rows) events.push(decodeRow(id, r, events.length + 1))
+            },
+            catch: (error) => error as StoreError,
+          })
+          if (rows.length < PAGE_ROWS) break
+        }
+        return { header, events }
+      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
+
+    const backend: Backend = {
+      acquire: (id) =>
+        Effect.gen(function*() {
+          const token = randomUUID()
+          const taken = yield* takeLease(id, token).pipe(Effect.mapError(io("take the lease in")))
+          if (taken !== true) return yield* new SessionLocked({ sessionId: id, pid: taken === false ? 0 : taken })
+          hold(token)
+          const writer: Writer = {
+            write: (header, events, first) => write(id, header, events, first),
+            release: sql`DELETE FROM leases WHERE session_id = ${id} AND token = ${token}`.pipe(
+              Effect.ignore,
+              Effect.ensuring(Effect.sync(() => drop(token))),
+            ),
+          }
+          return writer
+        }),
+      load: (id) => load(id),
+      list: () =>
+        Effect.gen(function*() {
+          const rows = yield* sql<SummaryRow>`SELECT id, version, created_at, cwd, title, updated_at, turns, first_message
+            FROM sessions`.pipe(Effect.mapError(io("list")))
+          const summaries: Array<SessionSummary> = []
+          for (const row of rows) {
+            const header = yield* headerOf(row)
+            summaries.push({
+              id: header.id,
+              cwd: header.cwd,
+              createdAt: header.createdAt,
+              updatedAt: row.updated_at,
+              turns: row.turns,
+              title: row.title ?? row.first_message ?? "",
+            })
+          }
+          return summaries
+        }),
+    }
+    return yield* makeCore(backend)
+  })
+
+export const layerSqlite = (options: SqliteOptions) => Layer.scoped(SessionStore, makeSqlite(options))
