@@ -7,17 +7,23 @@ import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
 import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import { PiAiAdapter, PiAiRouting } from "@turnlog/llm-pi-ai"
-import { Memory, SessionStore } from "@turnlog/store"
-import { UsageError } from "./CliError.js"
+import { Jsonl, type SessionStore } from "@turnlog/store"
+import { CommandFailed, UsageError } from "./CliError.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
 import type { Settings } from "./Settings.js"
 
-export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, UsageError> => {
-  void settings
-  return Memory.layerMemory
+export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, UsageError | CommandFailed> => {
+  switch (settings.store) {
+    case "jsonl":
+      return Jsonl.layerJsonl({ home: settings.home }).pipe(
+        Layer.mapError((e) => new CommandFailed({ message: `the session store cannot be opened: ${e.message}` })),
+      )
+    case "sqlite":
+      return Layer.fail(new UsageError({ message: "--store sqlite is not available in this build yet; use --store jsonl" }))
+  }
 }
 
 /** The provider config the pi-ai layer reads, checked up front so a bad one is a usage error. */
@@ -56,7 +62,7 @@ export interface AgentOptions<R> {
 /** The agent loop over the real store, model and built-in tools; the store is exposed too. */
 export const agentLayer = <R = never>(
   options: AgentOptions<R>,
-): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError, R> => {
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const loop = Loop.layer({
     model: options.choice.route,

@@ -11,6 +11,12 @@ import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./CliError.js"
 import { hoist } from "./GlobalArgs.js"
 
+// A reader that went away (`turnlog show … | head`, an editor that quit) ends the command quietly.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0)
+  throw error
+})
+
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)
   return squashed instanceof Error ? squashed.message : String(squashed)
