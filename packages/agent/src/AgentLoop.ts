@@ -28,7 +28,11 @@ export type AgentUpdate =
     readonly isError: boolean
   }
   | { readonly type: "usage"; readonly usage: Usage }
-  /** A provider attempt failed transiently and will be retried after `delayMs`. */
+  /**
+   * A provider attempt failed transiently and will be retried after `delayMs`;
+   * `attempt` is the number of the attempt about to run (2 for the first retry),
+   * as its `request/start` will record it.
+   */
   | { readonly type: "retry"; readonly attempt: number; readonly delayMs: number; readonly failure: Failure }
   | {
     readonly type: "turn-end"

@@ -4,26 +4,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Either, Fiber, Stream } from "effect"
 import type { StreamChunk } from "@turnlog/protocol"
-import type { AgentUpdate } from "../src/AgentLoop.js"
 import * as C from "./support/chunks.js"
-import { outline, setup } from "./support/harness.js"
-
-/** Runs a prompt, cancelling the turn when `when` first holds for an update. */
-const promptCancelling = (
-  h: Effect.Effect.Success<ReturnType<typeof setup>>,
-  content: string,
-  when: (update: AgentUpdate) => boolean,
-) =>
-  Effect.gen(function*() {
-    const updates: Array<AgentUpdate> = []
-    yield* h.loop.prompt(h.id, content).pipe(
-      Stream.runForEach((update) => {
-        updates.push(update)
-        return when(update) ? h.loop.cancel(h.id) : Effect.void
-      }),
-    )
-    return updates
-  })
+import { outline, promptCancelling, setup } from "./support/harness.js"
 
 const toolResults = (events: ReadonlyArray<{ type: string; data: unknown }>) =>
   events.flatMap((e) => (e.type === "tool/result" ? [e.data] : []))

@@ -66,8 +66,8 @@ describe("a process killed mid-turn", () => {
   it.scopedLive("mid-stream: load closes the turn as interrupted and the next prompt completes", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.make
-      const home = tempDir()
-      const cwd = tempDir()
+      const home = yield* tempDir()
+      const cwd = yield* tempDir()
       server.enqueue(
         {
           blocks: [{ type: "tool-call", id: "call_run1", name: "run_command", arguments: `{"command":"echo hi"}` }],
@@ -118,8 +118,8 @@ describe("a process killed mid-turn", () => {
   it.scopedLive("while a tool runs: its call is answered as outcome unknown, and the next request pairs it", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.make
-      const home = tempDir()
-      const cwd = tempDir()
+      const home = yield* tempDir()
+      const cwd = yield* tempDir()
       server.enqueue({
         blocks: [{ type: "tool-call", id: "call_slow", name: "run_command", arguments: `{"command":"sleep 10"}` }],
         finish: "tool-calls",

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeMessageId, SessionLog } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
-import { chunksOf, outline, setup } from "./support/harness.js"
+import { chunksOf, outline, promptCancelling, setup } from "./support/harness.js"
 import { type Api, APIS, conversationOf, layer, MODEL_ID, modelOf, providerOf } from "./support/piAi.js"
 
 
@@ -171,6 +171,39 @@ describe("a stored message with the flat version-1 state", () => {
       const conversation = conversationOf(server.requests()[0]!.body)
       expect(conversation).toContain("An earlier answer.")
       expect(conversation).not.toContain("legacy-sig-XYZ")
+    }))
+})
+
+describe("cancel over the wire", () => {
+  it.scopedLive("closes the HTTP request; what the user saw is stored without replay state and sent next time", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("anthropic-messages")
+      const server = h.server
+      // Slow enough that the cancel always lands mid-stream.
+      server.enqueue(
+        { blocks: [{ type: "reasoning", text: "Thinking it over.", signature: "sig-cut" }, { type: "text", text: "word ".repeat(200) }], delayMs: 50 },
+        { blocks: [{ type: "text", text: "Resumed." }] },
+      )
+      let deltas = 0
+      const updates = yield* promptCancelling(h, "talk", (u) => u.type === "text-delta" && ++deltas === 2)
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "cancelled" })
+      expect((yield* Effect.promise(() => server.settled(0))).outcome).toBe("client-closed")
+
+      const seen = (type: string) => updates.flatMap((u) => (u.type === type && "text" in u ? [u.text] : [])).join("")
+      const message = (yield* h.events()).find((e) => e.type === "assistant/message")!.data
+      expect(message.interrupted).toBe(true)
+      expect(message.message.source).toEqual({ kind: "model", provider: "lb-anthropic-messages", model: MODEL_ID })
+      expect(message.message.content).toEqual([
+        { type: "reasoning", text: seen("reasoning-delta") },
+        { type: "text", text: seen("text-delta") },
+      ])
+      expect(seen("text-delta").startsWith("word word")).toBe(true)
+
+      const next = yield* h.prompt("go on")
+      expect(next.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const conversation = conversationOf(server.requests()[1]!.body)
+      expect(conversation).toContain(JSON.stringify(seen("text-delta")).slice(1, -1))
+      expect(conversation).not.toContain("sig-cut")
     }))
 })
 

@@ -1,13 +1,22 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
 import * as Tools from "../src/Tools.js"
 
-const tempDir = (): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-tools-")))
+const created: Array<string> = []
+afterAll(() => {
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const tempDir = (): string => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-tools-")))
+  created.push(dir)
+  return dir
+}
 
 const setup = (options: Builtins.Options = {}) => {
   const root = tempDir()

@@ -7,15 +7,19 @@ import * as path from "node:path"
 import { Chunk, Context, Effect, Layer, Stream } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
-import { Memory, SessionStore } from "@turnlog/store"
+import { Jsonl, SessionStore } from "@turnlog/store"
 import { AgentLoop, type AgentUpdate } from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
 import * as Loop from "../../src/Loop.js"
 import * as Permissions from "../../src/Permissions.js"
 import * as Tools from "../../src/Tools.js"
 
-export const tempDir = (prefix = "turnlog-agent-"): string =>
-  fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+/** A fresh directory (symlinks resolved), removed when the scope closes. */
+export const tempDir = (prefix = "turnlog-agent-") =>
+  Effect.acquireRelease(
+    Effect.sync(() => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })),
+  )
 
 /** The order of what happened, to pin "durable before it runs". */
 export type Op = string
@@ -38,7 +42,7 @@ export interface Options {
   readonly config?: Partial<Loop.Config>
   /** The LLM layer; the scripted adapter over `script` by default. */
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
-  /** The store layer; memory by default. */
+  /** The store layer; JSONL in a fresh temp home by default, as a real run writes it. */
   readonly store?: Layer.Layer<SessionStore.SessionStore, unknown>
 }
 
@@ -64,12 +68,13 @@ const scriptedWithHangs = (script: ReadonlyArray<Step>) =>
 
 export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
   Effect.gen(function*() {
-    const cwd = tempDir()
+    const cwd = yield* tempDir()
     const ops: Array<Op> = []
     const questions: Array<Permissions.Request> = []
     const scripted = yield* scriptedWithHangs(script)
     const decide = options.permissions ?? (() => Effect.succeed("allow" as const))
-    const storeLayer = options.store ?? Memory.layerMemory
+    const home = yield* tempDir("turnlog-home-")
+    const storeLayer = options.store ?? Jsonl.layerJsonl({ home })
     const recordedStore = Layer.effect(
       SessionStore.SessionStore,
       Effect.map(SessionStore.SessionStore, (store) => recording(store, ops)),
@@ -98,7 +103,26 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
       Effect.map(Stream.runCollect(loop.prompt(sessionId, content)), Chunk.toReadonlyArray)
     const events = (sessionId: SessionId = id) =>
       Effect.map(store.read(sessionId), (loaded) => loaded.events)
-    return { cwd, ops, questions, loop, store, id, prompt, events, requests: scripted.requests }
+    return { cwd, home, ops, questions, loop, store, id, prompt, events, requests: scripted.requests }
+  })
+
+type Harness = Effect.Effect.Success<ReturnType<typeof setup>>
+
+/** Runs a prompt, cancelling the turn when `when` first holds for an update; every update the turn sent. */
+export const promptCancelling = (
+  h: Pick<Harness, "loop" | "id">,
+  content: string,
+  when: (update: AgentUpdate) => boolean,
+) =>
+  Effect.gen(function*() {
+    const updates: Array<AgentUpdate> = []
+    yield* h.loop.prompt(h.id, content).pipe(
+      Stream.runForEach((update) => {
+        updates.push(update)
+        return when(update) ? h.loop.cancel(h.id) : Effect.void
+      }),
+    )
+    return updates
   })
 
 /** Events without their seq and time, the way a test states them. */
