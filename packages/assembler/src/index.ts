@@ -1,1 +1,1 @@
-export {}
+export * as Assembler from "./Assembler.js"

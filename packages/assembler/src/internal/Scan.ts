@@ -1,0 +1,177 @@
+/**
+ * Assembly's one pass over a trail (`Trail.ts`), newest link first.
+ *
+ * Every chunk rule has a backward reading that needs no look-ahead:
+ *
+ * - first-seen order: the last time the walk meets an index is its first
+ *   appearance, so each block keeps the position of the last link met;
+ * - the first `block-end` wins: the last one met wins, and once one is met the
+ *   block's deltas no longer matter — those after it are ignored, those before
+ *   it superseded — so nothing is concatenated for a block that ended;
+ * - an open block's kind is its first chunk's: the last link met sets it, and
+ *   deltas are gathered per kind until then (a delta of another kind than its
+ *   block's does not count);
+ * - an open block's text is its deltas in order: each delta met is prepended;
+ * - the first id and name carried, the last `usage`, the last `finish`: met
+ *   last, first and first.
+ */
+import type { AssistantBlock, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
+import { END, FINISH, type Kind, type Link, NONE, REASONING, START, TEXT, TOOL_CALL, USAGE } from "./Trail.js"
+
+// V8 cannot build a longer string (2^29 - 24 on 64-bit builds); past it `+`
+// throws and assembly must not, so a delta that would cross it is left out.
+const MAX_TEXT = 536_870_888
+
+/** Everything the walk learns about one streamed index. */
+export class Slot {
+  // Declared and set in the constructor (see `Link` for why).
+  declare index: number
+  /** Links met when this index was last met: the largest is the earliest chunk. */
+  declare first: number
+  declare kind: Kind
+  /** The earliest `block-end`'s block, once met. */
+  declare closed: AssistantBlock | undefined
+  declare text: string
+  declare reasoning: string
+  declare arguments: string
+  declare id: string
+  declare name: string
+
+  constructor() {
+    this.index = 0
+    this.first = 0
+    this.kind = TEXT
+    this.closed = undefined
+    this.text = this.reasoning = this.arguments = this.id = this.name = ""
+  }
+
+  reset(index: number): Slot {
+    this.index = index
+    this.closed = undefined
+    this.text = this.reasoning = this.arguments = this.id = this.name = ""
+    return this
+  }
+}
+
+/** What one pass found. `slots` is only valid until the next pass. */
+export interface Scanned {
+  /** The streamed blocks, in first-seen order. */
+  readonly slots: ReadonlyArray<Slot>
+  readonly finish: FinishChunk | undefined
+  readonly usage: Usage | undefined
+}
+
+// Assembly is synchronous and never re-entered, so one set of slots serves
+// every pass; a pass clears what it used before returning.
+const pool: Array<Slot> = []
+const found: Array<Slot> = []
+let byIndex: Map<number, Slot> | undefined
+// Past this many blocks, lookups go through a map, so that a pathological
+// stream with thousands of indices stays linear.
+const MANY = 16
+
+const prepend = (delta: string, text: string): string =>
+  delta.length + text.length > MAX_TEXT ? text : delta + text
+
+/** The slot of `index` (a new one if unmet), among the `count` in use. */
+const slotOf = (index: number, count: number): Slot => {
+  if (byIndex === undefined) {
+    for (let i = count - 1; i >= 0; i--) {
+      const slot = pool[i]!
+      if (slot.index === index) return slot
+    }
+    if (count >= MANY) byIndex = new Map(pool.slice(0, count).map((slot) => [slot.index, slot]))
+  } else {
+    const slot = byIndex.get(index)
+    if (slot !== undefined) return slot
+  }
+  if (count === pool.length) pool.push(new Slot())
+  const slot = pool[count]!.reset(index)
+  byIndex?.set(index, slot)
+  return slot
+}
+
+export const scan = (head: Link): Scanned => {
+  let count = 0
+  let met = 0
+  let last: Slot | undefined
+  let finish: FinishChunk | undefined
+  let usage: Usage | undefined
+  for (let link = head; link.op !== NONE; link = link.previous!) {
+    const op = link.op
+    if (op === USAGE) {
+      if (usage === undefined) usage = link.value as Usage
+      continue
+    }
+    if (op === FINISH) {
+      if (finish === undefined) finish = link.value as FinishChunk
+      continue
+    }
+    const index = link.index
+    let slot = last
+    if (slot === undefined || slot.index !== index) {
+      slot = last = slotOf(index, count)
+      if (slot === pool[count]) count++
+    }
+    slot.first = ++met
+    switch (op) {
+      case TEXT:
+        slot.kind = TEXT
+        if (slot.closed === undefined) slot.text = prepend(link.value as string, slot.text)
+        break
+      case REASONING:
+        slot.kind = REASONING
+        if (slot.closed === undefined) slot.reasoning = prepend(link.value as string, slot.reasoning)
+        break
+      case TOOL_CALL: {
+        slot.kind = TOOL_CALL
+        if (slot.closed !== undefined) break
+        const { argumentsDelta, id, name } = link.value as Extract<StreamChunk, { readonly type: "tool-call-delta" }>
+        slot.arguments = prepend(argumentsDelta, slot.arguments)
+        if (typeof id === "string" && id !== "") slot.id = id
+        if (typeof name === "string" && name !== "") slot.name = name
+        break
+      }
+      case START:
+        slot.kind = link.value as Kind
+        break
+      case END: {
+        const block = link.value as AssistantBlock
+        slot.kind = block.type === "text" ? TEXT : block.type === "reasoning" ? REASONING : TOOL_CALL
+        slot.closed = block
+        // What later deltas gathered is superseded: let it go.
+        slot.text = slot.reasoning = slot.arguments = ""
+        break
+      }
+    }
+  }
+  found.length = 0
+  for (let i = 0; i < count; i++) found.push(pool[i]!)
+  byIndex = undefined
+  return { slots: inFirstSeenOrder(found), finish, usage }
+}
+
+/** Slots were made newest-first; blocks are ordered by each one's earliest chunk. */
+const inFirstSeenOrder = (slots: Array<Slot>): Array<Slot> => {
+  const n = slots.length
+  if (n > MANY) return slots.sort((a, b) => b.first - a.first)
+  // Insertion sort on the reversal: a stream that opens its blocks in turn
+  // (the usual case) arrives exactly reversed and needs no move at all.
+  slots.reverse()
+  for (let i = 1; i < n; i++) {
+    const slot = slots[i]!
+    let j = i - 1
+    while (j >= 0 && slots[j]!.first < slot.first) {
+      slots[j + 1] = slots[j]!
+      j--
+    }
+    slots[j + 1] = slot
+  }
+  return slots
+}
+
+/** Lets go of what the last pass kept alive in the shared slots. */
+export const release = (): void => {
+  for (const slot of found) slot.reset(0)
+  found.length = 0
+}

@@ -1,0 +1,107 @@
+/**
+ * The assembler's state: the trail of chunks stepped so far, newest first, each
+ * already read and checked.
+ *
+ * A step reads its chunk once, while it is fresh, and keeps only what assembly
+ * needs — what the chunk does, to which index, with what — in one small
+ * immutable link pointing at the state it extends. That is the whole cost of a
+ * step: no block list is copied, no text is concatenated (a block that ends is
+ * superseded by its `block-end`, so its deltas never need joining), and every
+ * state stays a value that no later step can change, so an older state may be
+ * stepped or finished again. Assembly walks the trail once (`Scan.ts`).
+ *
+ * A chunk whose fields cannot be read leaves no link: stepping it returns the
+ * state unchanged.
+ */
+import type { StreamChunk } from "@turnlog/protocol"
+import { isAssistantBlock, isFinishReason, isIndex, isUsage } from "./Guards.js"
+
+// What a link does. The three delta ops double as block kinds.
+export const TEXT = 0
+export const REASONING = 1
+export const TOOL_CALL = 2
+/** `value` is the kind the block starts as. */
+export const START = 3
+/** `value` is the authoritative block. */
+export const END = 4
+/** `value` is the usage. */
+export const USAGE = 5
+/** `value` is the finish chunk (its reason checked). */
+export const FINISH = 6
+/** The empty trail. */
+export const NONE = 7
+
+/** A block kind: what a block's deltas must be to count. */
+export type Kind = typeof TEXT | typeof REASONING | typeof TOOL_CALL
+
+/**
+ * One link. `value` is the delta's text for text and reasoning, the chunk for
+ * a tool-call delta (its id and name are read only when assembling), else as
+ * noted on the op.
+ */
+export class Link {
+  // Declared, not initialized: class-field initializers would define every
+  // field as `undefined` before the constructor runs, which makes the one
+  // allocation a step costs noticeably slower.
+  declare readonly previous: Link | undefined
+  declare readonly op: number
+  declare readonly index: number
+  declare readonly value: unknown
+  /** The assembled response of the state ending here, once computed. */
+  declare memo: unknown
+
+  constructor(previous: Link | undefined, op: number, index: number, value: unknown) {
+    this.previous = previous
+    this.op = op
+    this.index = index
+    this.value = value
+    this.memo = undefined
+  }
+}
+
+export const empty = new Link(undefined, NONE, 0, undefined)
+
+const kindOf = (type: unknown): Kind | -1 =>
+  type === "text" ? TEXT : type === "reasoning" ? REASONING : type === "tool-call" ? TOOL_CALL : -1
+
+/** The trail after `chunk`: `link` itself when the chunk cannot be read. */
+export const extend = (link: Link, chunk: StreamChunk): Link => {
+  if (typeof chunk !== "object" || chunk === null) return link
+  // Fields are read per case, once the type is known: each read then meets one
+  // chunk shape, which keeps the step as cheap as the chunk read itself.
+  switch (chunk.type) {
+    case "text-delta": {
+      const { index, text } = chunk
+      return typeof text === "string" && isIndex(index) ? new Link(link, TEXT, index, text) : link
+    }
+    case "reasoning-delta": {
+      const { index, text } = chunk
+      return typeof text === "string" && isIndex(index) ? new Link(link, REASONING, index, text) : link
+    }
+    case "tool-call-delta": {
+      const { argumentsDelta, index } = chunk
+      return typeof argumentsDelta === "string" && isIndex(index) ? new Link(link, TOOL_CALL, index, chunk) : link
+    }
+    case "block-start": {
+      const { blockType, index } = chunk
+      const kind = kindOf(blockType)
+      return kind >= 0 && isIndex(index) ? new Link(link, START, index, kind) : link
+    }
+    case "block-end": {
+      const { block, index } = chunk
+      return isAssistantBlock(block) && isIndex(index) ? new Link(link, END, index, block) : link
+    }
+    case "usage": {
+      const usage = chunk.usage
+      return isUsage(usage) ? new Link(link, USAGE, 0, usage) : link
+    }
+    case "finish":
+      return isFinishReason(chunk.reason) ? new Link(link, FINISH, 0, chunk) : link
+    default:
+      // Compile-time exhaustiveness: a new chunk type must be handled above.
+      // At run time, anything else a log may hold is ignored.
+      return ignore(chunk, link)
+  }
+}
+
+const ignore = (_chunk: never, link: Link): Link => link
