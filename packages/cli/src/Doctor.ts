@@ -5,7 +5,7 @@
  * The same checks the read side runs before a request, run ahead of time.
  */
 import { History } from "@turnlog/history"
-import { PiAiReplay } from "@turnlog/llm-pi-ai"
+import * as PiAiReplay from "@turnlog/llm-pi-ai/Replay"
 import { OpenTurn, type SessionStore } from "@turnlog/store"
 
 export type Replay = "native" | "degrades" | "no-state"

@@ -6,8 +6,8 @@ import { Effect, Layer } from "effect"
 import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
 import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
-import { PiAiAdapter, PiAiRouting } from "@turnlog/llm-pi-ai"
-import { Jsonl, type SessionStore } from "@turnlog/store"
+import type { PiAiRouting } from "@turnlog/llm-pi-ai"
+import { type SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
@@ -15,24 +15,22 @@ import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
 import type { Settings } from "./Settings.js"
 
-export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, UsageError | CommandFailed> => {
-  switch (settings.store) {
-    case "jsonl":
-      return Jsonl.layerJsonl({ home: settings.home }).pipe(
-        Layer.mapError((e) => new CommandFailed({ message: `the session store cannot be opened: ${e.message}` })),
-      )
-    case "sqlite":
-      return Layer.fail(new UsageError({ message: "--store sqlite is not available in this build yet; use --store jsonl" }))
-  }
-}
+export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
+  StoreLayer.layer({ kind: settings.store, home: settings.home }).pipe(
+    Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+  )
+
+// pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
+const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
 
 /** The provider config the pi-ai layer reads, checked up front so a bad one is a usage error. */
 export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Config, UsageError> => {
   const input = settings.config.providers === undefined ? {} : { providers: settings.config.providers }
-  return Effect.mapError(
-    PiAiRouting.decodeConfig(input),
-    (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
-  )
+  return Effect.flatMap(loadPiAi, ({ PiAiRouting }) =>
+    Effect.mapError(
+      PiAiRouting.decodeConfig(input),
+      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
+    ))
 }
 
 export const modelLayer = (
@@ -41,7 +39,7 @@ export const modelLayer = (
 ): Layer.Layer<LlmAdapter.LlmAdapter, UsageError, ReplayDiagnostics.ReplayDiagnostics> => {
   switch (choice.kind) {
     case "provider":
-      return Layer.unwrapEffect(Effect.map(providerConfig(settings), (config) =>
+      return Layer.unwrapEffect(Effect.zipWith(providerConfig(settings), loadPiAi, (config, { PiAiAdapter }) =>
         PiAiAdapter.layerPiAi(config).pipe(
           Layer.mapError((e) => new UsageError({ message: e.message })),
         )))

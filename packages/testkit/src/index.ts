@@ -1,1 +1,2 @@
 export * as Loopback from "./Loopback.js"
+export * as ScenarioRunner from "./ScenarioRunner.js"
