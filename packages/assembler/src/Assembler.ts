@@ -69,13 +69,17 @@ const blockOf = (slot: Slot): AssistantBlock => {
   }
 }
 
+// The keep mask of the assembly in progress. Assembly is synchronous and the
+// envelope does not keep the mask, so one array serves every assembly.
+const keep: Array<boolean> = []
+
 const assembleTrail = (head: Link): Assembled => {
   const { finish: chunk, slots, usage } = scan(head)
   const finish: FinishReason = chunk === undefined ? { kind: "stop" } : chunk.reason
   const streamed = slots.length
   // The one keep/drop decision; blocks and envelope entries both follow it.
   const dropToolCalls = finish.kind === "max-tokens"
-  const keep = new Array<boolean>(streamed)
+  keep.length = streamed
   const blocks: Array<AssistantBlock> = []
   for (let i = 0; i < streamed; i++) {
     const block = blockOf(slots[i]!)

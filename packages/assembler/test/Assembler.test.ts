@@ -217,13 +217,42 @@ describe("Assembler: a total reducer", () => {
     { type: "finish", reason: { kind: "error" } },
     { type: "finish" },
   ]
+  const before: ReadonlyArray<StreamChunk> = [
+    { type: "usage", usage: { inputTokens: 3, outputTokens: 2 } },
+    { type: "finish", reason: { kind: "tool-calls" } },
+  ]
 
   it("ignores every chunk it cannot read", () => {
     const chunks = [text(0, "kept"), ...(garbage as ReadonlyArray<StreamChunk>), text(0, " too")]
     expect(Assembler.assemble(chunks)).toStrictEqual({ blocks: [{ type: "text", text: "kept too" }], finish: { kind: "stop" } })
     for (const chunk of garbage) {
-      expect(Assembler.step(Assembler.initial, chunk as StreamChunk)).toBe(Assembler.initial)
+      const state = Assembler.step(Assembler.initial, chunk as StreamChunk)
+      expect(Assembler.finish(state)).toStrictEqual({ blocks: [], finish: { kind: "stop" } })
+      expect(Assembler.interrupted(state)).toStrictEqual([])
     }
+  })
+
+  it("keeps the last readable usage and finish when later ones cannot be read", () => {
+    const chunks = [...before, ...(garbage as ReadonlyArray<StreamChunk>)]
+    expect(Assembler.assemble(chunks)).toStrictEqual({
+      blocks: [],
+      finish: { kind: "tool-calls" },
+      usage: { inputTokens: 3, outputTokens: 2 },
+    })
+  })
+
+  it("does not let an unreadable block-end close or place a block", () => {
+    const chunks = [
+      { type: "block-end", index: 1, block: { type: "text" } },
+      text(0, "first"),
+      text(1, "second"),
+      { type: "block-end", index: 1, block: { type: "tool-call", id: 1 } },
+      text(1, " continued"),
+    ] as ReadonlyArray<StreamChunk>
+    expect(Assembler.assemble(chunks).blocks).toStrictEqual([
+      { type: "text", text: "first" },
+      { type: "text", text: "second continued" },
+    ])
   })
 
   it("discards an envelope whose entries are not a list, and one that is not an object", () => {

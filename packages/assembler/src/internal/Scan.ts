@@ -14,8 +14,12 @@
  * - an open block's text is its deltas in order: each delta met is prepended;
  * - the first id and name carried, the last `usage`, the last `finish`: met
  *   last, first and first.
+ *
+ * A link whose block, usage or finish reason fails its check is passed over
+ * as if its chunk had never come.
  */
 import type { AssistantBlock, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
+import { isAssistantBlock, isFinishReason, isUsage } from "./Guards.js"
 import { END, FINISH, type Kind, type Link, NONE, REASONING, START, TEXT, TOOL_CALL, USAGE } from "./Trail.js"
 
 // V8 cannot build a longer string (2^29 - 24 on 64-bit builds); past it `+`
@@ -100,13 +104,15 @@ export const scan = (head: Link): Scanned => {
   for (let link = head; link.op !== NONE; link = link.previous!) {
     const op = link.op
     if (op === USAGE) {
-      if (usage === undefined) usage = link.value as Usage
+      if (usage === undefined && isUsage(link.value)) usage = link.value
       continue
     }
     if (op === FINISH) {
-      if (finish === undefined) finish = link.value as FinishChunk
+      if (finish === undefined && isFinishReason((link.value as FinishChunk).reason)) finish = link.value as FinishChunk
       continue
     }
+    // An unreadable block-end counts as no chunk at all.
+    if (op === END && !isAssistantBlock(link.value)) continue
     const index = link.index
     let slot = last
     if (slot === undefined || slot.index !== index) {

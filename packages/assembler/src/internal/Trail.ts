@@ -10,11 +10,14 @@
  * state stays a value that no later step can change, so an older state may be
  * stepped or finished again. Assembly walks the trail once (`Scan.ts`).
  *
- * A chunk whose fields cannot be read leaves no link: stepping it returns the
- * state unchanged.
+ * A chunk whose fields cannot be read is ignored: a delta or a start without
+ * a readable index and payload leaves no link; the block of a `block-end`, a
+ * usage and a finish reason are checked when assembling, where only the ones
+ * that matter are read at all (the last usage, the last finish), and a link
+ * that fails its check counts as no link.
  */
 import type { StreamChunk } from "@turnlog/protocol"
-import { isAssistantBlock, isFinishReason, isIndex, isUsage } from "./Guards.js"
+import { isIndex } from "./Guards.js"
 
 // What a link does. The three delta ops double as block kinds.
 export const TEXT = 0
@@ -22,11 +25,11 @@ export const REASONING = 1
 export const TOOL_CALL = 2
 /** `value` is the kind the block starts as. */
 export const START = 3
-/** `value` is the authoritative block. */
+/** `value` is the block, authoritative once checked. */
 export const END = 4
-/** `value` is the usage. */
+/** `value` is the usage, once checked. */
 export const USAGE = 5
-/** `value` is the finish chunk (its reason checked). */
+/** `value` is the finish chunk, once its reason is checked. */
 export const FINISH = 6
 /** The empty trail. */
 export const NONE = 7
@@ -88,15 +91,13 @@ export const extend = (link: Link, chunk: StreamChunk): Link => {
       return kind >= 0 && isIndex(index) ? new Link(link, START, index, kind) : link
     }
     case "block-end": {
-      const { block, index } = chunk
-      return isAssistantBlock(block) && isIndex(index) ? new Link(link, END, index, block) : link
+      const index = chunk.index
+      return isIndex(index) ? new Link(link, END, index, chunk.block) : link
     }
-    case "usage": {
-      const usage = chunk.usage
-      return isUsage(usage) ? new Link(link, USAGE, 0, usage) : link
-    }
+    case "usage":
+      return new Link(link, USAGE, 0, chunk.usage)
     case "finish":
-      return isFinishReason(chunk.reason) ? new Link(link, FINISH, 0, chunk) : link
+      return new Link(link, FINISH, 0, chunk)
     default:
       // Compile-time exhaustiveness: a new chunk type must be handled above.
       // At run time, anything else a log may hold is ignored.
