@@ -350,14 +350,15 @@ export const start = (options: Options = {}): Promise<Server> => {
             if (closing) return resolve()
             closing = true
             server.close(() => {
-              // Exchanges cut by the close have settled as dropped; whatever is still awaited never will be.
-              notify()
+              // Whatever is still awaited now never will be.
               const error = new Error("loopback: the server closed before this happened")
               for (const waiter of arrivalWaiters.splice(0)) waiter.reject(error)
               for (const waiter of settleWaiters.splice(0)) waiter.reject(error)
               resolve()
             })
             server.closeAllConnections()
+            // The server cut every exchange still in flight.
+            for (const record of records) end(record, "dropped")
           }),
       })
     })

@@ -19,14 +19,14 @@ export const ReasoningBlock = Schema.Struct({
   signature: Schema.optionalWith(Schema.String, { exact: true }),
   /** The provider's item id (openai-responses `rs_…`); a stable id is derived when absent. */
   id: Schema.optionalWith(Schema.String, { exact: true }),
-})
+}).annotations({ identifier: "ReasoningBlock" })
 
 /** Reasoning the provider withholds and only returns as an opaque payload. */
 export const RedactedReasoningBlock = Schema.Struct({
   type: Schema.Literal("redacted-reasoning"),
   data: Schema.String,
   id: Schema.optionalWith(Schema.String, { exact: true }),
-})
+}).annotations({ identifier: "RedactedReasoningBlock" })
 
 export const TextBlock = Schema.Struct({
   type: Schema.Literal("text"),
@@ -35,7 +35,7 @@ export const TextBlock = Schema.Struct({
   signature: Schema.optionalWith(Schema.String, { exact: true }),
   /** openai-responses only: the message item id (`msg_…`); a stable id is derived when absent. */
   id: Schema.optionalWith(Schema.String, { exact: true }),
-})
+}).annotations({ identifier: "TextBlock" })
 
 export const ToolCallBlock = Schema.Struct({
   type: Schema.Literal("tool-call"),
@@ -50,15 +50,17 @@ export const ToolCallBlock = Schema.Struct({
   signature: Schema.optionalWith(Schema.String, { exact: true }),
   /** openai-responses only: the function-call item id (`fc_…`); a stable id is derived when absent. */
   itemId: Schema.optionalWith(Schema.String, { exact: true }),
-})
+}).annotations({ identifier: "ToolCallBlock" })
 
-export const Block = Schema.Union(ReasoningBlock, RedactedReasoningBlock, TextBlock, ToolCallBlock)
+export const Block = Schema.Union(ReasoningBlock, RedactedReasoningBlock, TextBlock, ToolCallBlock).annotations({
+  identifier: "Block",
+})
 export type Block = typeof Block.Type
 
 export const Finish = Schema.Literal("stop", "tool-calls", "max-tokens")
 export type Finish = typeof Finish.Type
 
-export const ReplyUsage = Schema.Struct({ input: Count, output: Count })
+export const ReplyUsage = Schema.Struct({ input: Count, output: Count }).annotations({ identifier: "ReplyUsage" })
 export type ReplyUsage = typeof ReplyUsage.Type
 
 const Headers = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -83,7 +85,7 @@ export const StreamReply = Schema.Struct({
     if (cut !== reply.blocks.length - 1) return "a tool call cut by the output limit must be the last block"
     return reply.finish === "max-tokens" || "a tool call cut by the output limit needs finish \"max-tokens\""
   }),
-)
+).annotations({ identifier: "StreamReply" })
 export type StreamReply = typeof StreamReply.Type
 
 /** A non-2xx answer. The body is the provider's own error format unless `body` replaces it. */
@@ -98,10 +100,10 @@ export const HttpErrorReply = Schema.Struct({
   headers: Schema.optionalWith(Headers, { exact: true }),
   /** Pause before answering. */
   delayMs: Schema.optionalWith(Count, { exact: true }),
-})
+}).annotations({ identifier: "HttpErrorReply" })
 export type HttpErrorReply = typeof HttpErrorReply.Type
 
-// Errors first: a stream reply has no required field, so it would accept an error reply's shape.
+/** Either kind of reply; decode with `decodeReply`, which tells them apart by `status`. */
 export const Reply = Schema.Union(HttpErrorReply, StreamReply)
 export type Reply = typeof Reply.Type
 /** A reply as written in a test or a script file (defaults not yet applied). */
@@ -109,26 +111,35 @@ export type ReplyInput = typeof Reply.Encoded
 
 export const isHttpError = (reply: Reply): reply is HttpErrorReply => "status" in reply
 
-/** A script file: the replies in the order requests will receive them. */
-export const Script = Schema.Union(
-  Schema.Array(Reply),
-  Schema.Struct({ replies: Schema.Array(Reply) }).pipe(
-    Schema.transform(Schema.Array(Schema.typeSchema(Reply)), {
-      strict: true,
-      decode: (script) => script.replies,
-      encode: (replies) => ({ replies }),
-    }),
-  ),
-)
-
 const parseOptions = { onExcessProperty: "error", errors: "all" } as const
 
-export const decodeReply = (input: unknown): Either.Either<Reply, string> =>
-  Schema.decodeUnknownEither(Reply, parseOptions)(input).pipe(
-    Either.mapLeft((error) => ParseResult.TreeFormatter.formatErrorSync(error)),
-  )
+const format = (error: ParseResult.ParseError): string => ParseResult.TreeFormatter.formatErrorSync(error)
 
-export const decodeScript = (input: unknown): Either.Either<ReadonlyArray<Reply>, string> =>
-  Schema.decodeUnknownEither(Script, parseOptions)(input).pipe(
-    Either.mapLeft((error) => ParseResult.TreeFormatter.formatErrorSync(error)),
-  )
+/**
+ * Decodes one reply. The `status` field alone tells the two kinds apart, so only
+ * that kind's errors are reported (a union would list both kinds' complaints).
+ */
+export const decodeReply = (input: unknown): Either.Either<Reply, string> => {
+  const isError = typeof input === "object" && input !== null && "status" in input
+  const decoded: Either.Either<Reply, ParseResult.ParseError> = isError
+    ? Schema.decodeUnknownEither(HttpErrorReply, parseOptions)(input)
+    : Schema.decodeUnknownEither(StreamReply, parseOptions)(input)
+  return Either.mapLeft(decoded, format)
+}
+
+/** Decodes a script file: an array of replies, or `{"replies": [...]}`. */
+export const decodeScript = (input: unknown): Either.Either<ReadonlyArray<Reply>, string> => {
+  const replies = Array.isArray(input)
+    ? input
+    : typeof input === "object" && input !== null && "replies" in input && Array.isArray(input.replies)
+    ? input.replies as ReadonlyArray<unknown>
+    : undefined
+  if (replies === undefined) return Either.left("expected an array of replies or {\"replies\": [...]}")
+  const decoded: Array<Reply> = []
+  for (const [index, reply] of replies.entries()) {
+    const result = decodeReply(reply)
+    if (Either.isLeft(result)) return Either.left(`reply ${index + 1}: ${result.left}`)
+    decoded.push(result.right)
+  }
+  return Either.right(decoded)
+}
