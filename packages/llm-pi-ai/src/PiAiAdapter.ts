@@ -9,11 +9,11 @@
  *
  * Reconstruction is memoized per session (by `request.sessionId`): durable
  * messages never change, so each request decodes only the messages that are
- * new since the previous one, and a degraded message is reported once.
+ * new since the previous one, and a degraded message is reported once
+ * (`internal/SessionHistory.ts`).
  */
 import type { AssistantMessage, SimpleStreamOptions } from "@earendil-works/pi-ai"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
-import { History } from "@turnlog/history"
 import { LlmAdapter, type LlmRequest, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
 import type { SessionId, StreamChunk } from "@turnlog/protocol"
@@ -21,6 +21,7 @@ import * as Chunks from "./Chunks.js"
 import { toContext } from "./Context.js"
 import { messageOf, observeFetch } from "./Failures.js"
 import { codec } from "./Replay.js"
+import * as SessionHistory from "./internal/SessionHistory.js"
 import * as Routing from "./Routing.js"
 
 export interface Options {
@@ -34,7 +35,7 @@ export interface Options {
 
 const DEFAULT_MAX_SESSIONS = 64
 
-type Reconstructor = History.Reconstructor<AssistantMessage>
+type Reconstructor = SessionHistory.SessionHistory<AssistantMessage>
 
 /** Replaces every occurrence of a secret, so no failure message can carry a key into the log. */
 const redactor = (secret: string | undefined) => (text: string): string =>
@@ -49,7 +50,7 @@ export const make = (config: unknown, options: Options = {}) =>
     const sessions = new Map<SessionId, Reconstructor>()
 
     const reconstructorFor = (sessionId: SessionId | undefined): Reconstructor => {
-      if (sessionId === undefined) return History.makeReconstructor(codec)
+      if (sessionId === undefined) return SessionHistory.make(codec)
       const found = sessions.get(sessionId)
       if (found !== undefined) {
         // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
@@ -57,7 +58,7 @@ export const make = (config: unknown, options: Options = {}) =>
         sessions.set(sessionId, found)
         return found
       }
-      const created = History.makeReconstructor(codec)
+      const created = SessionHistory.make(codec)
       sessions.set(sessionId, created)
       if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!)
       return created
@@ -81,7 +82,7 @@ export const make = (config: unknown, options: Options = {}) =>
           catch: (cause) => cause,
         })
         if (Either.isLeft(credential)) return once(Chunks.errorFinish(credential.left))
-        const assistants = yield* reconstructorFor(request.sessionId).all(request.messages, {
+        const assistants = yield* reconstructorFor(request.sessionId).reconstruct(request.messages, {
           targetRoute: route.right.id,
           ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
           report: diagnostics.report,

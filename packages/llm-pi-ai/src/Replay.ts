@@ -82,9 +82,13 @@ export const toReplayState = (message: AssistantMessage): ReplayEnvelope => {
 // ---------------------------------------------------------------------------
 // Read side
 
-const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>(["stop", "length", "toolUse", "error", "aborted"])
-const RESPONSES_APIS: ReadonlySet<string> = new Set(["openai-responses", "azure-openai-responses", "openai-codex-responses"])
-const GOOGLE_APIS: ReadonlySet<string> = new Set(["google-generative-ai", "google-vertex"])
+/** The stop reasons of a finished pi-ai message (not "pending", not "deferred"). */
+const isStopReason = (u: unknown): u is StopReason =>
+  u === "stop" || u === "length" || u === "toolUse" || u === "error" || u === "aborted"
+// The apis whose signatures pi-ai parses: Responses reasoning as a JSON item, Gemini signatures as bytes.
+const isResponsesApi = (api: string) =>
+  api === "openai-responses" || api === "azure-openai-responses" || api === "openai-codex-responses"
+const isGoogleApi = (api: string) => api === "google-generative-ai" || api === "google-vertex"
 // What pi-ai's Google converter accepts as a thought signature (bytes on the wire).
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
@@ -126,16 +130,20 @@ const isJsonObjectText = (text: string): boolean => {
 const isBase64 = (text: string): boolean => text.length % 4 === 0 && BASE64.test(text)
 
 /** A signature field: absent, or a string (an empty one counts as absent). */
-const signatureOf = (entry: Record<string, unknown>, field: string, index: number): string | undefined | Fail => {
-  const value = entry[field]
-  if (value === undefined) return undefined
-  if (typeof value !== "string") return new Fail(`block ${index} entry ${field} is not a string`)
-  return value === "" ? undefined : value
-}
+const signatureOf = (value: unknown, field: string, index: number): string | undefined | Fail =>
+  value === undefined || value === ""
+    ? undefined
+    : typeof value === "string"
+    ? value
+    : new Fail(`block ${index} entry ${field} is not a string`)
 
-const nonEmpty = (response: Record<string, unknown>, field: string): string | Fail => {
-  const value = response[field]
-  return typeof value === "string" && value.length > 0 ? value : new Fail(`response.${field} is not a non-empty string`)
+/** What a per-block entry may hold; every field is checked before use. */
+interface Entry {
+  readonly type?: unknown
+  readonly textSignature?: unknown
+  readonly thinkingSignature?: unknown
+  readonly thoughtSignature?: unknown
+  readonly redacted?: unknown
 }
 
 /** Native pi-ai message from durable content plus a version-2 state, or the reason it cannot be. */
@@ -155,14 +163,14 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
   if (response["version"] !== VERSION) {
     return new Fail(`pi-ai replay state version ${JSON.stringify(response["version"])} is not supported (expected 2)`)
   }
-  const api = nonEmpty(response, "api")
-  if (api instanceof Fail) return api
-  const provider = nonEmpty(response, "provider")
-  if (provider instanceof Fail) return provider
-  const model = nonEmpty(response, "model")
-  if (model instanceof Fail) return model
+  const api = response["api"]
+  if (typeof api !== "string" || api === "") return new Fail("response.api is not a non-empty string")
+  const provider = response["provider"]
+  if (typeof provider !== "string" || provider === "") return new Fail("response.provider is not a non-empty string")
+  const model = response["model"]
+  if (typeof model !== "string" || model === "") return new Fail("response.model is not a non-empty string")
   const stopReason = response["stopReason"]
-  if (typeof stopReason !== "string" || !STOP_REASONS.has(stopReason)) {
+  if (!isStopReason(stopReason)) {
     return new Fail(`response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`)
   }
   const responseModel = response["responseModel"]
@@ -184,51 +192,56 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
   if (entries.length !== blocks.length) {
     return new Fail(`replay state has ${entries.length} block entries but the message has ${blocks.length} blocks`)
   }
-  const responsesApi = RESPONSES_APIS.has(api)
-  const googleApi = GOOGLE_APIS.has(api)
-  const content: Array<NativeBlock> = new Array(blocks.length)
+  const responsesApi = isResponsesApi(api)
+  const googleApi = isGoogleApi(api)
+  const content: Array<NativeBlock> = []
   for (let i = 0; i < blocks.length; i++) {
-    const entry: unknown = entries[i]
-    if (!isRecord(entry)) return new Fail(`block ${i} entry is not an object`)
-    const type = entry["type"]
+    const candidate: unknown = entries[i]
+    if (!isRecord(candidate)) return new Fail(`block ${i} entry is not an object`)
+    const entry = candidate as Entry
+    const type = entry.type
     const block = blocks[i]!
     switch (type) {
       case "text": {
-        const signature = signatureOf(entry, "textSignature", i)
+        const signature = signatureOf(entry.textSignature, "textSignature", i)
         if (signature instanceof Fail) return signature
         if (block.type !== "text") return new Fail(`block ${i} is ${block.type} but its entry is text`)
         if (googleApi && signature !== undefined && !isBase64(signature)) {
           return new Fail(`block ${i}: google thought signature is not base64`)
         }
-        content[i] = signature === undefined
-          ? { type: "text", text: block.text }
-          : { type: "text", text: block.text, textSignature: signature }
+        content.push(
+          signature === undefined
+            ? { type: "text", text: block.text }
+            : { type: "text", text: block.text, textSignature: signature },
+        )
         break
       }
       case "reasoning": {
-        const signature = signatureOf(entry, "thinkingSignature", i)
+        const signature = signatureOf(entry.thinkingSignature, "thinkingSignature", i)
         if (signature instanceof Fail) return signature
-        const redacted = entry["redacted"]
+        const redacted = entry.redacted
         if (redacted !== undefined && typeof redacted !== "boolean") {
           return new Fail(`block ${i} entry redacted is not a boolean`)
         }
         if (block.type !== "reasoning") return new Fail(`block ${i} is ${block.type} but its entry is reasoning`)
         if (signature === undefined) {
           if (redacted === true) return new Fail(`block ${i}: redacted reasoning has no signature`)
-          content[i] = { type: "thinking", thinking: block.text }
+          content.push({ type: "thinking", thinking: block.text })
           break
         }
         if (responsesApi && !isJsonObjectText(signature)) {
           return new Fail(`block ${i}: ${api} reasoning signature is not a JSON object`)
         }
         if (googleApi && !isBase64(signature)) return new Fail(`block ${i}: google thought signature is not base64`)
-        content[i] = redacted === true
-          ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
-          : { type: "thinking", thinking: block.text, thinkingSignature: signature }
+        content.push(
+          redacted === true
+            ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
+            : { type: "thinking", thinking: block.text, thinkingSignature: signature },
+        )
         break
       }
       case "tool-call": {
-        const signature = signatureOf(entry, "thoughtSignature", i)
+        const signature = signatureOf(entry.thoughtSignature, "thoughtSignature", i)
         if (signature instanceof Fail) return signature
         if (block.type !== "tool-call") return new Fail(`block ${i} is ${block.type} but its entry is tool-call`)
         if (googleApi && signature !== undefined && !isBase64(signature)) {
@@ -236,7 +249,7 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
         }
         const call: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) }
         if (signature !== undefined) call.thoughtSignature = signature
-        content[i] = call
+        content.push(call)
         break
       }
       default:
@@ -250,7 +263,7 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
     provider,
     model,
     usage: zeroUsage(),
-    stopReason: stopReason as StopReason,
+    stopReason,
     timestamp: 0,
   }
   if (responseModel !== undefined) native.responseModel = responseModel

@@ -1,0 +1,47 @@
+/**
+ * One session's history reconstruction, incremental across requests.
+ *
+ * The reconstructor already decodes each message once (memoized by id), but
+ * it still walks the whole history on every request. A session's history only
+ * grows — it is derived from an append-only log — so a request whose messages
+ * extend the previous request's (same first message, same message where the
+ * previous one ended) hands only the new suffix to the reconstructor and
+ * appends the result: the per-request cost follows what is new, not the
+ * session's length. Any other history (a different or shortened one) is
+ * reconstructed whole, still through the memo.
+ */
+import { Effect } from "effect"
+import { History, type ReplayCodec } from "@turnlog/history"
+import type { Message, MessageId } from "@turnlog/protocol"
+
+export interface SessionHistory<Native> {
+  /** The native form of each assistant message of `messages`, in order. */
+  readonly reconstruct: (
+    messages: ReadonlyArray<Message>,
+    options: History.ReconstructOptions,
+  ) => Effect.Effect<ReadonlyArray<Native>>
+}
+
+export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native> => {
+  const reconstructor = History.makeReconstructor(codec)
+  let seen = 0
+  let firstId: MessageId | undefined
+  let lastId: MessageId | undefined
+  let natives: ReadonlyArray<Native> = []
+
+  const reconstruct = (messages: ReadonlyArray<Message>, options: History.ReconstructOptions) =>
+    Effect.suspend(() => {
+      const extendsLast = seen > 0 && messages.length >= seen && messages[0]!.id === firstId &&
+        messages[seen - 1]!.id === lastId
+      const from = extendsLast ? seen : 0
+      return Effect.map(reconstructor.all(from === 0 ? messages : messages.slice(from), options), (added) => {
+        natives = from === 0 ? added : added.length === 0 ? natives : natives.concat(added)
+        seen = messages.length
+        firstId = messages[0]?.id
+        lastId = messages[messages.length - 1]?.id
+        return natives
+      })
+    })
+
+  return { reconstruct }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { AssistantMessage } from "@earendil-works/pi-ai"
+import { Effect } from "effect"
+import type { ReplayCodec, ReplayDiagnostic } from "@turnlog/history"
+import type { Message } from "@turnlog/protocol"
+import { PiAiReplay } from "@turnlog/llm-pi-ai"
+import * as SessionHistory from "../src/internal/SessionHistory.js"
+import { assistantMessage, durableBlocks, piAssistant, userMessage } from "./fixtures.js"
+
+const counting = () => {
+  const seen: Array<string> = []
+  const codec: ReplayCodec<AssistantMessage> = {
+    ...PiAiReplay.codec,
+    decode: (m) => {
+      seen.push(m.id)
+      return PiAiReplay.codec.decode(m)
+    },
+  }
+  return { codec, seen }
+}
+
+const step = (n: number): ReadonlyArray<Message> => {
+  const native = piAssistant([{ type: "text", text: `answer ${n}`, textSignature: `sig${n}` }])
+  return [
+    userMessage(`u${n}`, `question ${n}`),
+    assistantMessage(`a${n}`, durableBlocks(native), PiAiReplay.toReplayState(native)),
+  ]
+}
+
+describe("SessionHistory", () => {
+  const diagnostics: Array<ReplayDiagnostic> = []
+  const options = { targetRoute: "acme/m1", report: (d: ReplayDiagnostic) => Effect.sync(() => void diagnostics.push(d)) }
+
+  it("a growing history decodes only what is new, and answers every assistant message in order", () => {
+    const { codec, seen } = counting()
+    const session = SessionHistory.make(codec)
+    const history = [...step(0), ...step(1)]
+    const first = Effect.runSync(session.reconstruct(history, options))
+    expect(first.map((m) => m.content[0])).toEqual([
+      { type: "text", text: "answer 0", textSignature: "sig0" },
+      { type: "text", text: "answer 1", textSignature: "sig1" },
+    ])
+    const longer = [...history, ...step(2), userMessage("u3", "more")]
+    const second = Effect.runSync(session.reconstruct(longer, options))
+    expect(second.map((m) => m.content[0] && "text" in m.content[0] ? m.content[0].text : "")).toEqual([
+      "answer 0",
+      "answer 1",
+      "answer 2",
+    ])
+    expect(seen).toEqual(["a0", "a1", "a2"])
+    // the earlier answer is unchanged by the later request
+    expect(first).toHaveLength(2)
+  })
+
+  it("a history that does not extend the last one is reconstructed whole, still decoding each message once", () => {
+    const { codec, seen } = counting()
+    const session = SessionHistory.make(codec)
+    Effect.runSync(session.reconstruct([...step(0), ...step(1)], options))
+    const other = [...step(1), ...step(2)]
+    const out = Effect.runSync(session.reconstruct(other, options))
+    expect(out.map((m) => m.content[0] && "text" in m.content[0] ? m.content[0].text : "")).toEqual(["answer 1", "answer 2"])
+    expect(seen).toEqual(["a0", "a1", "a2"])
+    expect(diagnostics).toEqual([])
+  })
+})
