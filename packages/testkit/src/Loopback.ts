@@ -20,12 +20,13 @@
 import { Effect, Either, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { headerRecord, parseBody, pause, playStream, readBody, send } from "./internal/Http.js"
 import { decodeReply, isHttpError, type Reply, type ReplyInput, type StreamReply } from "./Reply.js"
 import * as AnthropicMessages from "./wire/AnthropicMessages.js"
 import * as GoogleGenerative from "./wire/GoogleGenerative.js"
 import * as OpenAiCompletions from "./wire/OpenAiCompletions.js"
 import * as OpenAiResponses from "./wire/OpenAiResponses.js"
-import type { Api, HttpResponse, RenderContext, WireFormat } from "./wire/Wire.js"
+import type { Api, RenderContext, WireFormat } from "./wire/Wire.js"
 
 export type { Api } from "./wire/Wire.js"
 export {
@@ -107,49 +108,6 @@ const CONTROL = "/__loopback/"
 
 const snapshot = (record: MutableRecord): RecordedRequest => ({ ...record })
 
-const readBody = (request: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    request.on("error", reject)
-  })
-
-const parseBody = (raw: string): unknown => {
-  if (raw.length === 0) return undefined
-  try {
-    return JSON.parse(raw)
-  } catch {
-    return raw
-  }
-}
-
-const headerRecord = (request: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}
-
-const send = (response: ServerResponse, reply: HttpResponse): void => {
-  response.writeHead(reply.status, reply.headers)
-  response.end(reply.body)
-}
-
-/** Resolves after `ms`, or as soon as the response is closed. */
-const pause = (ms: number, response: ServerResponse): Promise<void> =>
-  new Promise((resolve) => {
-    if (response.destroyed) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      response.off("close", done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    response.on("close", done)
-  })
-
 const decodeOrThrow = (input: ReplyInput, position: number): Reply =>
   Either.getOrElse(decodeReply(input), (message) => {
     throw new Error(`loopback: reply ${position} is not a valid reply:\n${message}`)
@@ -191,41 +149,18 @@ export const start = (options: Options = {}): Promise<Server> => {
     notify()
   }
 
-  const stream = async (
+  const stream = (
     response: ServerResponse,
     record: MutableRecord,
     format: WireFormat,
     reply: StreamReply,
     context: RenderContext,
   ) => {
-    const frames = format.render(reply, context)
     record.status = 200
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "connection": "keep-alive",
-      ...format.streamHeaders(context),
+    return playStream(response, format.streamHeaders(context), format.render(reply, context), reply, {
+      onEvent: () => record.events++,
+      onDrop: () => end(record, "dropped"),
     })
-    response.flushHeaders()
-    for (let i = 0; i < frames.length; i++) {
-      if (reply.dropAfterEvents !== undefined && i >= reply.dropAfterEvents) {
-        end(record, "dropped")
-        // Let the frames already written reach the client, then cut the connection mid-body.
-        response.socket?.destroySoon()
-        return
-      }
-      if (i > 0 && reply.delayMs !== undefined && reply.delayMs > 0) await pause(reply.delayMs, response)
-      if (response.destroyed) return
-      response.write(frames[i])
-      record.events++
-    }
-    if (reply.dropAfterEvents !== undefined) {
-      // Asked to drop at or past the last event: the body still never ends cleanly.
-      end(record, "dropped")
-      response.socket?.destroySoon()
-      return
-    }
-    if (!response.destroyed) response.end()
   }
 
   const control = (request: IncomingMessage, response: ServerResponse, path: string, raw: string) => {

@@ -78,6 +78,12 @@ export const StreamReply = Schema.Struct({
   delayMs: Schema.optionalWith(Count, { exact: true }),
   /** Destroy the connection after this many events (a provider or network failure mid-stream). */
   dropAfterEvents: Schema.optionalWith(Count, { exact: true }),
+  /**
+   * Stop after this many events and hold the connection open until the client
+   * leaves (a provider that hangs mid-stream): a cancellation test knows exactly
+   * what the client received, with no clock involved.
+   */
+  stallAfterEvents: Schema.optionalWith(Count, { exact: true }),
 }).pipe(
   Schema.filter((reply) => {
     const cut = reply.blocks.findIndex((block) => block.type === "tool-call" && block.complete === false)

@@ -60,6 +60,7 @@ describe("google-generative-ai over the loopback", () => {
     const second = await run(server, API, [user("Read my notes"), first.message, toolResult(call, "# notes")])
 
     expect(second.message.content).toEqual([{ type: "text", text: "Done." }])
+    expect(second.message.stopReason).toBe("stop")
     const body = server.requests().at(-1)!.body as { contents: Array<unknown> }
     expect(body.contents.slice(1)).toEqual([
       {

@@ -91,6 +91,26 @@ describe.each(APIS)("failure replies over %s", (api) => {
     expect(request).toMatchObject({ outcome: "dropped", aborted: false, events: 3, status: 200 })
   })
 
+  it("a stream that hangs mid-way is cancelled with exactly what arrived", async () => {
+    // The events up to and including the first text delta, in each format.
+    const upToFirstDelta = {
+      "openai-completions": 2,
+      "anthropic-messages": 4,
+      "openai-responses": 5,
+      "google-generative-ai": 1,
+    }[api]
+    server.enqueue({ blocks: [{ type: "text", text: "One two three" }], stallAfterEvents: upToFirstDelta })
+    const controller = new AbortController()
+    const { message } = await run(server, api, [user("Hi")], {
+      signal: controller.signal,
+      onEvent: (event) => event.type === "text_delta" && controller.abort(),
+    })
+    expect(message.stopReason).toBe("aborted")
+    expect(message.content).toMatchObject([{ type: "text", text: "One" }])
+    const request = await server.settled(server.requests().length - 1)
+    expect(request).toMatchObject({ outcome: "client-closed", aborted: true, events: upToFirstDelta })
+  })
+
   it("a cancelled stream closes its request, and the server stops writing", async () => {
     // A long pause between events: the cancel, not the clock, ends the exchange.
     server.enqueue({ blocks: [{ type: "text", text: "One two three four five six seven" }], delayMs: 60_000 })

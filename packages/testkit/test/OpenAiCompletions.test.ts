@@ -57,6 +57,8 @@ describe("openai-completions over the loopback", () => {
     const second = await run(server, API, [user("Read my notes"), first.message, toolResult(call, "# notes")])
 
     expect(second.message.content).toEqual([{ type: "text", text: "Done." }])
+    expect(second.message.stopReason).toBe("stop")
+    expect(second.message.rawStopReason).toBe("stop")
     const body = server.requests().at(-1)!.body as { messages: Array<unknown> }
     expect(body.messages.slice(1)).toEqual([
       {

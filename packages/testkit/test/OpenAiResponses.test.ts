@@ -64,6 +64,7 @@ describe("openai-responses over the loopback", () => {
     })
 
     expect(second.message.content).toMatchObject([{ type: "text", text: "Done." }])
+    expect(second.message.stopReason).toBe("stop")
     const body = server.requests().at(-1)!.body as { input: Array<unknown> }
     expect(body.input.slice(1)).toEqual([
       reasoningItem,

@@ -16,12 +16,12 @@
  */
 import type { Block, HttpErrorReply, StreamReply } from "../Reply.js"
 import { base62 } from "./Ids.js"
-import { modelField } from "./OpenAiCompletions.js"
 import {
   eventFrame,
   type HttpResponse,
   jsonDeltas,
   jsonResponse,
+  modelField,
   type RenderContext,
   textDeltas,
   verbatimError,

@@ -25,6 +25,7 @@ import {
   type HttpResponse,
   jsonDeltas,
   jsonResponse,
+  modelField,
   type RenderContext,
   textDeltas,
   verbatimError,
@@ -191,11 +192,4 @@ export const format: WireFormat = {
   streamHeaders: (context) => ({ "x-request-id": `req_${hex(`${context.seed}/request`, 32)}` }),
   render,
   error: (reply, context) => openAiErrorResponse(reply, context, "messages"),
-}
-
-/** The `model` field of an OpenAI or Anthropic request body. */
-export const modelField = (body: unknown): string | undefined => {
-  if (typeof body !== "object" || body === null) return undefined
-  const model = (body as { model?: unknown }).model
-  return typeof model === "string" ? model : undefined
 }

@@ -24,8 +24,8 @@
  */
 import type { Block, HttpErrorReply, StreamReply } from "../Reply.js"
 import { hex } from "./Ids.js"
-import { modelField, openAiErrorResponse } from "./OpenAiCompletions.js"
-import { eventFrame, jsonDeltas, type RenderContext, textDeltas, type WireFormat } from "./Wire.js"
+import { openAiErrorResponse } from "./OpenAiCompletions.js"
+import { eventFrame, jsonDeltas, modelField, type RenderContext, textDeltas, type WireFormat } from "./Wire.js"
 
 type Item = Record<string, unknown>
 

@@ -108,3 +108,10 @@ export const verbatimError = (
     body: reply.body,
   }
 }
+
+/** The `model` field of an OpenAI or Anthropic (Google names the model in the path) request body. */
+export const modelField = (body: unknown): string | undefined => {
+  if (typeof body !== "object" || body === null) return undefined
+  const model = (body as { model?: unknown }).model
+  return typeof model === "string" ? model : undefined
+}
