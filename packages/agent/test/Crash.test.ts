@@ -5,10 +5,11 @@ import { spawn } from "node:child_process"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { Jsonl } from "@turnlog/store"
 import { Loopback } from "@turnlog/testkit"
+import * as C from "./support/chunks.js"
 import { setup, shapes, tempDir, types } from "./support/harness.js"
 import { layer, modelOf } from "./support/piAi.js"
 
@@ -152,5 +153,45 @@ describe("a process killed mid-turn", () => {
         { role: "tool", callId: "call_slow", content: "it may or may not have run; check before retrying" },
         { role: "user" },
       ])
+    }))
+})
+
+describe("a turn whose log write fails", () => {
+  it.scopedLive("fails the stream; the next prompt reopens the session and the store closes the turn first", () =>
+    Effect.gen(function*() {
+      let diskFull = true
+      const h = yield* setup([
+        [...C.toolCall(0, "call_w", "list_files", "{}"), C.toolCalls()],
+        C.reply("Back."),
+      ], { failAppend: (events) => diskFull && events.some((e) => e.type === "tool/result") })
+      const failed = yield* Effect.either(h.prompt("list"))
+      expect(Either.isLeft(failed) && failed.left.message).toBe("append (test): disk full")
+
+      diskFull = false
+      const updates = yield* h.prompt("again")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const events = yield* h.events()
+      expect(types(events).filter((t) => t !== "assistant/chunk")).toEqual([
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/message",
+        "tool/call",
+        // Written by the store's recovery when the session was reopened.
+        "tool/result",
+        "turn/end",
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/message",
+        "turn/end",
+      ])
+      expect(events.filter((e) => e.type === "turn/end").map((e) => e.data)).toEqual([
+        { reason: "interrupted" },
+        { reason: "completed" },
+      ])
+      expect(events.find((e) => e.type === "tool/result")!.data.code).toBe("TOOL_OUTCOME_UNKNOWN")
+      const request = (yield* h.requests)[1]!
+      expect(request.messages.map((m) => m.source.kind)).toEqual(["user", "model", "tool", "user"])
     }))
 })

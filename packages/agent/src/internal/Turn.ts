@@ -20,6 +20,7 @@ import {
   makeToolResult,
   type Message,
   type SessionLog,
+  type StreamChunk,
   type ToolCallBlock,
 } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
@@ -66,10 +67,28 @@ type StepOutcome =
 
 const ENDED: StepOutcome = { _tag: "ended" }
 
-const isContent = (chunk: { readonly type: string; readonly text?: string; readonly argumentsDelta?: string }) =>
-  chunk.type === "block-end" ||
-  ((chunk.type === "text-delta" || chunk.type === "reasoning-delta") && chunk.text !== "") ||
-  chunk.type === "tool-call-delta"
+/** Whether a chunk carries something the user saw: a retry would show it twice. */
+const isContent = (chunk: StreamChunk): boolean => {
+  switch (chunk.type) {
+    case "text-delta":
+    case "reasoning-delta":
+      return chunk.text !== ""
+    case "tool-call-delta":
+    case "block-end":
+      return true
+    case "block-start":
+    case "usage":
+    case "finish":
+      return false
+  }
+}
+
+/** What one attempt streamed. */
+interface Attempt {
+  readonly state: Assembler.State
+  readonly sawContent: boolean
+  readonly sawFinish: boolean
+}
 
 export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effect.Effect<void, StoreError.StoreError> => {
   const { adapter, config, emit, journal, writer } = deps
@@ -104,6 +123,50 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
   const delayFor = (attempt: number, failure: Failure): number =>
     failure.retryAfterMs ?? Math.min(config.retry.baseDelayMs * 2 ** (attempt - 1), config.retry.maxDelayMs)
 
+  /** Streams one attempt: each chunk logged, then folded, text and reasoning sent on live. */
+  const streamAttempt = (): Effect.Effect<Attempt, StoreError.StoreError> =>
+    Effect.suspend(() => {
+      let state = Assembler.initial
+      let sawContent = false
+      let sawFinish = false
+      return adapter.stream(request()).pipe(
+        // A cancel ends the stream (and so the HTTP request) where it is.
+        Stream.interruptWhenDeferred(deps.cancel),
+        Stream.runForEach((chunk) =>
+          Effect.gen(function*() {
+            // Logged first: the raw chunk is the evidence, whatever assembly makes of it.
+            yield* writer.log([{ type: "assistant/chunk", data: { chunk } }])
+            state = Assembler.step(state, chunk)
+            if (isContent(chunk)) sawContent = true
+            if (chunk.type === "finish") sawFinish = true
+            else if (chunk.type === "text-delta") yield* emit({ type: "text-delta", text: chunk.text })
+            else if (chunk.type === "reasoning-delta") yield* emit({ type: "reasoning-delta", text: chunk.text })
+          })
+        ),
+        Effect.map(() => ({ state, sawContent, sawFinish })),
+      )
+    })
+
+  /** Keeps the text and reasoning the user saw before the cancel, then closes the turn. */
+  const endInterrupted = (state: Assembler.State) =>
+    Effect.gen(function*() {
+      const blocks = Assembler.interrupted(state)
+      if (blocks.length > 0) {
+        const message: Message = {
+          id: makeMessageId(),
+          role: "assistant",
+          content: blocks,
+          // No replay state: a response cut off mid-stream has no native form to restore.
+          source: { kind: "model", provider, model },
+        }
+        yield* writer.log([{
+          type: "assistant/message",
+          data: { message, finish: { kind: "aborted", failure: CANCELLED }, interrupted: true },
+        }])
+      }
+      return yield* endTurn("cancelled")
+    })
+
   /** One provider request and what it decided, retrying transient failures. */
   const step = (stepNumber: number): Effect.Effect<StepOutcome, StoreError.StoreError> =>
     Effect.gen(function*() {
@@ -112,52 +175,22 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
         yield* writer.log([{ type: "request/start", data: { provider, model, step: stepNumber, attempt } }])
         yield* writer.flush
 
-        let state = Assembler.initial
-        let sawContent = false
-        let sawFinish = false
-        yield* adapter.stream(request()).pipe(
-          Stream.interruptWhenDeferred(deps.cancel),
-          Stream.runForEach((chunk) =>
-            Effect.gen(function*() {
-              // Logged first: the raw chunk is the evidence, whatever assembly makes of it.
-              yield* writer.log([{ type: "assistant/chunk", data: { chunk } }])
-              state = Assembler.step(state, chunk)
-              if (isContent(chunk)) sawContent = true
-              if (chunk.type === "finish") sawFinish = true
-              else if (chunk.type === "text-delta") yield* emit({ type: "text-delta", text: chunk.text })
-              else if (chunk.type === "reasoning-delta") yield* emit({ type: "reasoning-delta", text: chunk.text })
-            })
-          ),
-        )
+        const streamed = yield* streamAttempt()
+        if (!streamed.sawFinish && (yield* Deferred.isDone(deps.cancel))) return yield* endInterrupted(streamed.state)
 
-        if (!sawFinish && (yield* Deferred.isDone(deps.cancel))) {
-          const blocks = Assembler.interrupted(state)
-          if (blocks.length > 0) {
-            const message: Message = {
-              id: makeMessageId(),
-              role: "assistant",
-              content: blocks,
-              // No replay state: what was cut off mid-stream has no native form to restore.
-              source: { kind: "model", provider, model },
-            }
-            yield* writer.log([{
-              type: "assistant/message",
-              data: { message, finish: { kind: "aborted", failure: CANCELLED }, interrupted: true },
-            }])
-          }
-          return yield* endTurn("cancelled")
-        }
-
-        const result = Assembler.finish(state)
+        const result = Assembler.finish(streamed.state)
         const finish = result.finish
         if (finish.kind === "error" || finish.kind === "aborted") {
-          if (TRANSIENT_CODES.has(finish.failure.code) && attempt <= config.retry.maxRetries && !sawContent) {
+          const retry = TRANSIENT_CODES.has(finish.failure.code) && attempt <= config.retry.maxRetries &&
+            !streamed.sawContent
+          if (retry) {
             const delayMs = delayFor(attempt, finish.failure)
             yield* emit({ type: "retry", attempt: attempt + 1, delayMs, failure: finish.failure })
             const slept = yield* unlessCancelled(Effect.sleep(Duration.millis(delayMs)))
             if (Option.isNone(slept)) return yield* endTurn("cancelled")
             continue
           }
+          // The failed attempt's chunks stay logged; no message is made of them.
           if (result.usage !== undefined) yield* emit({ type: "usage", usage: result.usage })
           return yield* endTurn("error", finish.failure)
         }

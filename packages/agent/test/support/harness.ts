@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { Chunk, Context, Effect, Layer, Stream } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
-import { Jsonl, SessionStore } from "@turnlog/store"
+import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
 import { AgentLoop, type AgentUpdate } from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
 import * as Loop from "../../src/Loop.js"
@@ -24,13 +24,19 @@ export const tempDir = (prefix = "turnlog-agent-") =>
 /** The order of what happened, to pin "durable before it runs". */
 export type Op = string
 
-/** The real store service, with each append and flush noted in `ops`. */
-const recording = (store: SessionStore.Service, ops: Array<Op>): SessionStore.Service => ({
+/** The real store service, with each append and flush noted in `ops`, and appends `failing` refuses. */
+const recording = (
+  store: SessionStore.Service,
+  ops: Array<Op>,
+  failing: (events: ReadonlyArray<SessionLog.SessionEvent>) => boolean,
+): SessionStore.Service => ({
   ...store,
   append: (id, events) =>
-    Effect.tap(store.append(id, events), () => {
-      ops.push(`append ${events.map((e) => e.type).join(",")}`)
-    }),
+    failing(events)
+      ? Effect.fail(new StoreError.StoreIOError({ path: "(test)", operation: "append", cause: new Error("disk full") }))
+      : Effect.tap(store.append(id, events), () => {
+        ops.push(`append ${events.map((e) => e.type).join(",")}`)
+      }),
   flush: (id) => Effect.tap(store.flush(id), () => ops.push("flush")),
 })
 
@@ -42,6 +48,8 @@ export interface Options {
   readonly config?: Partial<Loop.Config>
   /** The LLM layer; the scripted adapter over `script` by default. */
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
+  /** Appends the store refuses (a full disk) while this returns true. */
+  readonly failAppend?: (events: ReadonlyArray<SessionLog.SessionEvent>) => boolean
   /** The store layer; JSONL in a fresh temp home by default, as a real run writes it. */
   readonly store?: Layer.Layer<SessionStore.SessionStore, unknown>
 }
@@ -77,7 +85,7 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
     const storeLayer = options.store ?? Jsonl.layerJsonl({ home })
     const recordedStore = Layer.effect(
       SessionStore.SessionStore,
-      Effect.map(SessionStore.SessionStore, (store) => recording(store, ops)),
+      Effect.map(SessionStore.SessionStore, (store) => recording(store, ops, options.failAppend ?? (() => false))),
     ).pipe(Layer.provide(storeLayer))
     const deps = Layer.mergeAll(
       options.llm ?? Layer.succeed(LlmAdapter.LlmAdapter, scripted.adapter),
