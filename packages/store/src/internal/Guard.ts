@@ -1,18 +1,23 @@
 /**
- * A schema's AST compiled to a plain predicate that accepts exactly what
- * `Schema.is` accepts. Loading a log validates every line through the protocol
- * schemas; the generic parser allocates a result per node, which costs more
- * than parsing the line's JSON. The compiled form walks the same AST (same
- * literals, keys, optional keys, refinement filters) without those results.
- * Nodes it does not know are delegated to `Schema.is`, so it is total; a
- * property test pins its agreement with `Schema.is` on the event schema.
+ * A schema's AST compiled to a plain predicate that accepts exactly what the
+ * schema's decoder (`Schema.decodeUnknownEither`) accepts, for schemas whose
+ * decoded value is the input itself (no transformations, as in the protocol).
+ * Loading a log validates every line through the protocol schemas; the
+ * generic parser allocates a result per node, which costs more than parsing
+ * the line's JSON. The compiled form walks the same AST (same literals, keys,
+ * optional keys, refinement filters) without those results. Nodes it does not
+ * know are delegated to the decoder, so it is total; a property test pins its
+ * agreement with the decoder on the event schema.
+ *
+ * Like the decoder, it accepts a missing required key whose type accepts
+ * `undefined` (`Schema.Unknown`): `JSON.stringify` drops an `undefined` value,
+ * and a log must load what its writer could write.
  */
-import { Option, Schema, SchemaAST } from "effect"
+import { Either, Option, Schema, SchemaAST } from "effect"
 
 export type Guard = (input: unknown) => boolean
 
-// `Schema.is` validates with `exact: true`: a missing required key is an error.
-const isOptions: SchemaAST.ParseOptions = { exact: true }
+const decodeOptions: SchemaAST.ParseOptions = {}
 
 const isRecord = (u: unknown): u is Record<PropertyKey, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -20,8 +25,8 @@ const isRecord = (u: unknown): u is Record<PropertyKey, unknown> =>
 const hasOwn = Object.prototype.hasOwnProperty
 
 const fallback = (ast: SchemaAST.AST): Guard => {
-  const is = Schema.is(Schema.make(ast))
-  return (u) => is(u)
+  const decode = Schema.decodeUnknownEither(Schema.make(ast))
+  return (u) => Either.isRight(decode(u))
 }
 
 const compileTypeLiteral = (ast: SchemaAST.TypeLiteral): Guard => {
@@ -41,7 +46,8 @@ const compileTypeLiteral = (ast: SchemaAST.TypeLiteral): Guard => {
       const name = names[i]!
       if (!hasOwn.call(u, name)) {
         if (optional[i]) continue
-        return false
+        if (!guards[i]!(undefined)) return false
+        continue
       }
       if (!guards[i]!(u[name])) return false
     }
@@ -89,7 +95,7 @@ const compile = (ast: SchemaAST.AST): Guard => {
     case "Refinement": {
       const from = compile(ast.from)
       const refinement = ast
-      return (u) => from(u) && Option.isNone(refinement.filter(u, isOptions, refinement))
+      return (u) => from(u) && Option.isNone(refinement.filter(u, decodeOptions, refinement))
     }
     case "Suspend": {
       let guard: Guard | undefined
@@ -97,13 +103,13 @@ const compile = (ast: SchemaAST.AST): Guard => {
       return (u) => (guard ??= compile(f()))(u)
     }
     case "Transformation":
-      // `Schema.is` checks the type side.
-      return compile(SchemaAST.typeAST(ast))
+      // A transformation changes the value: only the decoder can say.
+      return fallback(ast)
     default:
       return fallback(ast)
   }
 }
 
-/** A predicate equivalent to `Schema.is(schema)`, compiled once. */
+/** A predicate equivalent to `Either.isRight(Schema.decodeUnknownEither(schema)(input))`, compiled once. */
 export const compileGuard = <A, I, R>(schema: Schema.Schema<A, I, R>): (input: unknown) => input is A =>
-  compile(SchemaAST.typeAST(schema.ast)) as (input: unknown) => input is A
+  compile(schema.ast) as (input: unknown) => input is A
