@@ -6,12 +6,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { UsageError } from "./CliError.js"
-import { acp } from "./commands/Acp.js"
-import { demo } from "./commands/Demo.js"
-import { doctor } from "./commands/Doctor.js"
-import { run } from "./commands/Run.js"
-import { sessions } from "./commands/Sessions.js"
-import { show } from "./commands/Show.js"
 import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
 import { VERSION } from "./Version.js"
 
@@ -35,6 +29,10 @@ const root = Command.make("turnlog", globals, () =>
 
 const settings = Effect.flatMap(root, (flags) => resolveSettings(flags))
 
+// Each command's module loads when it runs: a command pays only for what it uses
+// (the ACP SDK, the agent loop, pi-ai), which is most of a short command's start-up.
+const load = <M>(module: () => Promise<M>) => Effect.promise(module)
+
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
 
 const runCommand = Command.make("run", {
@@ -44,28 +42,35 @@ const runCommand = Command.make("run", {
   maxTokens: Options.integer("max-tokens").pipe(Options.withDescription("output token limit per response"), Options.optional),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
   prompt: Args.text({ name: "prompt" }).pipe(Args.atLeast(1)),
-}, (options) => Effect.flatMap(settings, (s) => run(s, options))).pipe(
+}, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Run.js")), (m) => m.run(s, options)))).pipe(
   Command.withDescription("run one turn: the answer on stdout, the session id and tool activity on stderr"),
 )
 
-const acpCommand = Command.make("acp", {}, () => Effect.flatMap(settings, acp)).pipe(
+const acpCommand = Command.make("acp", {}, () =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Acp.js")), (m) => m.acp(s)))).pipe(
   Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
 )
 
 const sessionsCommand = Command.make("sessions", { json }, (options) =>
-  Effect.flatMap(settings, (s) => sessions(s, options))).pipe(Command.withDescription("list stored sessions"))
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Sessions.js")), (m) => m.sessions(s, options)))).pipe(Command.withDescription("list stored sessions"))
 
 const showCommand = Command.make("show", { json, id: Args.text({ name: "id" }) }, (options) =>
-  Effect.flatMap(settings, (s) => show(s, options))).pipe(
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, options)))).pipe(
     Command.withDescription("print a session as a readable transcript"),
   )
 
 const doctorCommand = Command.make("doctor", { json, id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
-  Effect.flatMap(settings, (s) => doctor(s, { json: options.json, id: Option.getOrUndefined(options.id) }))).pipe(
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(
+      load(() => import("./commands/Doctor.js")),
+      (m) => m.doctor(s, { json: options.json, id: Option.getOrUndefined(options.id) }),
+    ))).pipe(
     Command.withDescription("what this build makes of stored sessions, without changing them"),
   )
 
-const demoCommand = Command.make("demo", {}, () => Effect.flatMap(settings, demo)).pipe(
+const demoCommand = Command.make("demo", {}, () =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s)))).pipe(
   Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
 )
 

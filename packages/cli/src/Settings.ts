@@ -33,12 +33,18 @@ const PositiveInt = Schema.Number.pipe(
   Schema.positive({ message: () => "expected a positive integer" }),
 )
 
+const Permissions = Schema.String.pipe(
+  Schema.filter((s): s is PermissionMode => s === "ask" || s === "allow" || s === "deny", {
+    message: () => 'expected "ask", "allow" or "deny"',
+  }),
+)
+
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
   /** Custom pi-ai providers; checked by the pi-ai layer's own schema. */
   providers: Schema.optionalWith(Schema.Unknown, { exact: true }),
-  permissions: Schema.optionalWith(Schema.Literal("ask", "allow", "deny"), { exact: true }),
+  permissions: Schema.optionalWith(Permissions, { exact: true }),
   /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
   scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
 })

@@ -1,0 +1,353 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Loopback } from "@turnlog/testkit"
+import { hasStackTrace, tempDir, turnlog } from "./support/turnlog.js"
+
+const DEMO_REPLY = (prompt: string) =>
+  `This is turnlog's scripted demo model: no provider key is set, so this answer is canned. You said: "${prompt}". ` +
+  "To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY " +
+  "(or another provider's key with --model <provider>/<model>).\n"
+
+const sessionIdFrom = (stderr: string): string => {
+  const match = /^turnlog: session (\S+)$/m.exec(stderr)
+  if (match === null) throw new Error(`no session id in: ${stderr}`)
+  return match[1]!
+}
+
+describe.concurrent("without a key", () => {
+  const home = tempDir("keyless")
+  const cwd = tempDir("keyless-cwd")
+  const env = { TURNLOG_HOME: home }
+
+  it("run answers with the scripted demo model, says so on stderr, and the session can be listed, shown, examined and continued", async () => {
+    const first = await turnlog(["run", "what", "is", "turnlog?"], { cwd, env })
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toBe(DEMO_REPLY("what is turnlog?"))
+    expect(first.stderr).toContain(
+      "turnlog: no provider key in the environment, so the scripted demo model answers; to use a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY",
+    )
+    const id = sessionIdFrom(first.stderr)
+    expect(existsSync(join(home, "sessions", `${id}.jsonl`))).toBe(true)
+
+    const again = await turnlog(["run", "--continue", "and", "then?"], { cwd, env })
+    expect(again.code, again.stderr).toBe(0)
+    expect(sessionIdFrom(again.stderr)).toBe(id)
+    expect(again.stdout).toBe(DEMO_REPLY("and then?"))
+
+    const listed = await turnlog(["sessions", "--json"], { cwd, env })
+    expect(listed.code, listed.stderr).toBe(0)
+    const sessions = JSON.parse(listed.stdout) as Array<Record<string, unknown>>
+    expect(sessions.map(({ id, cwd, turns, title }) => ({ id, cwd, turns, title }))).toEqual([
+      { id, cwd, turns: 2, title: "what is turnlog?" },
+    ])
+    const table = await turnlog(["sessions"], { cwd, env })
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+CWD\s+TITLE$/)
+    expect(table.stdout.split("\n")[1]).toContain(`${id}  `)
+
+    const shown = await turnlog(["show", id], { cwd, env })
+    expect(shown.code, shown.stderr).toBe(0)
+    const lines = shown.stdout.split("\n")
+    expect(lines[0]).toMatch(new RegExp(`^session ${id}  \\(${cwd}, created \\d{4}-\\d\\d-\\d\\dT`))
+    expect(lines.slice(1)).toEqual([
+      "",
+      "── turn 1",
+      "user:",
+      "  what is turnlog?",
+      "assistant:",
+      `  ${DEMO_REPLY("what is turnlog?").trimEnd()}`,
+      "turn 1 completed",
+      "",
+      "── turn 2",
+      "user:",
+      "  and then?",
+      "assistant:",
+      `  ${DEMO_REPLY("and then?").trimEnd()}`,
+      "turn 2 completed",
+      "",
+    ])
+
+    const shownJson = JSON.parse((await turnlog(["show", id, "--json"], { cwd, env })).stdout) as {
+      turns: Array<{ items: Array<{ role: string }>; end: { reason: string } }>
+    }
+    expect(shownJson.turns.map((t) => [t.items.map((i) => i.role), t.end])).toEqual([
+      [["user", "assistant"], { reason: "completed" }],
+      [["user", "assistant"], { reason: "completed" }],
+    ])
+
+    const doctor = await turnlog(["doctor", id, "--json"], { cwd, env })
+    expect(doctor.code, doctor.stderr).toBe(0)
+    expect(JSON.parse(doctor.stdout)).toEqual([{
+      id,
+      cwd,
+      events: expect.any(Number),
+      messages: [
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/demo", replay: "native" },
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/demo", replay: "native" },
+      ],
+      openTurn: false,
+    }])
+  })
+
+  it("a named model without its key fails with one sentence naming the variable to set", async () => {
+    const result = await turnlog(["run", "--model", "anthropic/claude-sonnet-4-5", "hello"], {
+      cwd: tempDir("nokey-cwd"),
+      env: { TURNLOG_HOME: tempDir("nokey-home") },
+    })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain(
+      "turnlog: the turn failed: no credential for anthropic/claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY (MISSING_CREDENTIAL)",
+    )
+    expect(hasStackTrace(result.stderr)).toBe(false)
+  })
+
+  it("global options are accepted after the command name", async () => {
+    const cwd = tempDir("global-cwd")
+    const other = tempDir("other-home")
+    const result = await turnlog(["sessions", "--home", other], { cwd, env })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe("no sessions yet (start one with: turnlog run <prompt>)\n")
+  })
+
+  it("the SQLite store is chosen with --store sqlite", async () => {
+    const cwd = tempDir("sqlite-cwd")
+    const sqliteHome = tempDir("sqlite-home")
+    const run = await turnlog(["--store", "sqlite", "--home", sqliteHome, "run", "hi"], { cwd, env })
+    expect(run.code, run.stderr).toBe(0)
+    expect(existsSync(join(sqliteHome, "sessions.db"))).toBe(true)
+    const listed = await turnlog(["sessions", "--store", "sqlite", "--home", sqliteHome, "--json"], { cwd, env })
+    expect((JSON.parse(listed.stdout) as Array<{ title: string }>).map((s) => s.title)).toEqual(["hi"])
+  })
+})
+
+describe.concurrent("usage and config errors exit 2 and say what to fix", () => {
+  const home = tempDir("usage")
+  const cwd = tempDir("usage-cwd")
+  const env = { TURNLOG_HOME: home }
+  const config = (name: string, text: string) => {
+    const file = join(home, name)
+    writeFileSync(file, text)
+    return file
+  }
+
+  it.each([
+    [["run", "--max-tokens", "many", "hi"], "'many' is not a integer"],
+    [["--store", "postgres", "sessions"], "Expected one of the following cases: jsonl, sqlite"],
+    [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
+    [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
+    [["teleport"], "Invalid subcommand"],
+    [[], "turnlog: choose a command: run, acp, sessions, show, doctor or demo"],
+  ])("turnlog %j", async (args, message) => {
+    const result = await turnlog(args, { cwd, env })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(message)
+    expect(hasStackTrace(result.stderr)).toBe(false)
+  })
+
+  it("a config file that does not exist is named", async () => {
+    const result = await turnlog(["--config", join(home, "nope.json"), "sessions"], { cwd, env })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toBe(`turnlog: config file ${join(home, "nope.json")} (from --config) does not exist\n`)
+  })
+
+  it("a config file that is not JSON is named", async () => {
+    const file = config("broken.json", "{ model: ")
+    const result = await turnlog(["run", "hi"], { cwd, env: { ...env, TURNLOG_CONFIG: file } })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toMatch(new RegExp(`^turnlog: config file ${file} is not valid JSON: `))
+  })
+
+  it("each bad field of the config is named", async () => {
+    const file = config("fields.json", JSON.stringify({ model: "gpt", maxTokens: -1, permissions: "sometimes", colour: "red" }))
+    const result = await turnlog(["--config", file, "run", "hi"], { cwd, env })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(`turnlog: config file ${file}: `)
+    expect(result.stderr).toContain('model: expected "<provider>/<model>"')
+    expect(result.stderr).toContain("maxTokens: expected a positive integer")
+    expect(result.stderr).toContain('permissions: expected "ask", "allow" or "deny"')
+    expect(result.stderr).toContain("colour: ")
+  })
+
+  it("a bad custom provider is named before acp starts serving", async () => {
+    const file = config("provider.json", JSON.stringify({
+      model: "local/m",
+      providers: { local: { api: "smoke-signals", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "K", models: [{ id: "m" }] } },
+    }))
+    const result = await turnlog(["--config", file, "acp"], { cwd, env })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("providers.local.api")
+  })
+
+  it("an unknown session is a failure (exit 1) that says how to list sessions", async () => {
+    const result = await turnlog(["show", "20250101T000000-00000000"], { cwd, env })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toBe(
+      "turnlog: session 20250101T000000-00000000 not found (list sessions with: turnlog sessions)\n",
+    )
+  })
+})
+
+describe("against a provider (the loopback server, declared as a custom provider)", () => {
+  let server: Loopback.Server
+  const home = tempDir("loopback")
+  const cwd = tempDir("loopback-cwd")
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    server = await Loopback.start()
+    const config = {
+      model: "local/test-model",
+      providers: {
+        local: {
+          api: "openai-completions",
+          baseUrl: server.baseUrl("openai-completions"),
+          apiKeyEnv: "LOCAL_TEST_KEY",
+          models: [{ id: "test-model" }],
+        },
+      },
+    }
+    writeFileSync(join(home, "config.json"), JSON.stringify(config))
+    env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-local-123456" }
+  })
+  afterAll(() => server.close())
+
+  it("streams the answer, and a cut-off tool call never runs nor reaches the next request", async () => {
+    server.enqueue({ blocks: [{ type: "text", text: "Hello from the loopback." }] })
+    const first = await turnlog(["run", "say hello"], { cwd, env })
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toBe("Hello from the loopback.\n")
+    const [request] = server.requests()
+    expect(request!.headers.authorization).toBe("Bearer sk-local-123456")
+    expect(request!.model).toBe("test-model")
+
+    server.enqueue({
+      blocks: [
+        { type: "text", text: "Writing it now." },
+        { type: "tool-call", id: "call_1", name: "write_file", arguments: '{"path":"out.txt","con', complete: false },
+      ],
+      finish: "max-tokens",
+    })
+    const cut = await turnlog(["run", "--continue", "--allow-tools", "write out.txt"], { cwd, env })
+    expect(cut.code, cut.stderr).toBe(0)
+    expect(cut.stdout).toBe("Writing it now.\n")
+    expect(cut.stderr).toContain("turnlog: the answer stopped at the output limit; any unfinished tool call was dropped.")
+    expect(existsSync(join(cwd, "out.txt"))).toBe(false)
+
+    server.enqueue({ blocks: [{ type: "text", text: "Continuing." }] })
+    const next = await turnlog(["run", "--continue", "go on"], { cwd, env })
+    expect(next.code, next.stderr).toBe(0)
+    const body = server.requests()[2]!.body as { messages: Array<{ role: string; content: unknown; tool_calls?: unknown }> }
+    const assistants = body.messages.filter((m) => m.role === "assistant")
+    expect(assistants.map((m) => [m.content, m.tool_calls])).toEqual([
+      ["Hello from the loopback.", undefined],
+      ["Writing it now.", undefined],
+    ])
+    expect(JSON.stringify(body)).not.toContain("write_file\",\"arguments")
+  })
+
+  it("a write is denied without a terminal to ask, and allowed with --allow-tools", async () => {
+    const call = { type: "tool-call" as const, id: "call_w", name: "write_file", arguments: '{"path":"hello.txt","content":"hi\\n"}' }
+    server.enqueue({ blocks: [call], finish: "tool-calls" }, { blocks: [{ type: "text", text: "Could not write." }] })
+    const denied = await turnlog(["run", "write hello.txt"], { cwd, env })
+    expect(denied.code, denied.stderr).toBe(0)
+    expect(denied.stderr).toContain("turnlog: denied Write hello.txt (no terminal to ask; pass --allow-tools")
+    expect(denied.stderr).toContain("turnlog: tool write_file failed: permission denied")
+    expect(existsSync(join(cwd, "hello.txt"))).toBe(false)
+
+    server.enqueue({ blocks: [call], finish: "tool-calls" }, { blocks: [{ type: "text", text: "Written." }] })
+    const allowed = await turnlog(["run", "--allow-tools", "write hello.txt"], { cwd, env })
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(allowed.stdout).toBe("Written.\n")
+    expect(readFileSync(join(cwd, "hello.txt"), "utf8")).toBe("hi\n")
+  })
+
+  it("a provider error ends the run with exit 1 and the provider's reason", async () => {
+    server.enqueue({ status: 400, message: "the request is malformed" })
+    const result = await turnlog(["run", "fail please"], { cwd, env })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toMatch(/turnlog: the turn failed: .*the request is malformed.* \(INVALID_REQUEST\)\n/)
+    expect(hasStackTrace(result.stderr)).toBe(false)
+  })
+})
+
+const TORN = '{"seq":5,"time":"2025-01-01T00:00:00.000Z","ty'
+
+describe("doctor", () => {
+  const home = tempDir("doctor")
+  const cwd = tempDir("doctor-cwd")
+  const t = "2025-01-01T00:00:00.000Z"
+  const header = (id: string) => JSON.stringify({ type: "session", version: 1, id, createdAt: t, cwd })
+  const legacy = [
+    header("20250101T000000-0000beef"),
+    JSON.stringify({ seq: 1, time: t, type: "turn/start", data: {} }),
+    JSON.stringify({
+      seq: 2,
+      time: t,
+      type: "user/message",
+      data: { message: { id: "msg_00000000000000000001", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } } },
+    }),
+    JSON.stringify({
+      seq: 3,
+      time: t,
+      type: "assistant/message",
+      data: {
+        message: {
+          id: "msg_00000000000000000002",
+          role: "assistant",
+          content: [{ type: "text", text: "hello" }],
+          source: {
+            kind: "model",
+            provider: "anthropic",
+            model: "claude-3-7-sonnet-latest",
+            replayState: { kind: "pi-ai", version: 1, api: "anthropic-messages", provider: "anthropic", model: "claude-3-7-sonnet-latest", stopReason: "stop", blocks: [{ type: "text" }] },
+          },
+        },
+        finish: { kind: "stop" },
+      },
+    }),
+    JSON.stringify({ seq: 4, time: t, type: "turn/start", data: {} }),
+  ].join("\n") + `\n${TORN}`
+
+  beforeAll(() => {
+    mkdirSync(join(home, "sessions"), { recursive: true })
+    writeFileSync(join(home, "sessions", "20250101T000000-0000beef.jsonl"), legacy)
+  })
+
+  it("reports degrading replay state, a torn tail and an open turn without changing the file", async () => {
+    const result = await turnlog(["doctor"], { cwd, env: { TURNLOG_HOME: home } })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe([
+      `session 20250101T000000-0000beef (${cwd}): 4 events, 1 assistant message: 0 replay natively, 1 degrade, 0 without replay state`,
+      "  degrades msg_00000000000000000002 (anthropic/claude-3-7-sonnet-latest): legacy flat version-1 pi-ai state",
+      `  torn tail: ${Buffer.byteLength(TORN)} bytes at line 6 (cut off and kept aside when the session is next opened)`,
+      "  open turn: the last turn has no end (closed as interrupted when the session is next opened)",
+      "",
+    ].join("\n"))
+    expect(readFileSync(join(home, "sessions", "20250101T000000-0000beef.jsonl"), "utf8")).toBe(legacy)
+  })
+})
+
+describe("demo", () => {
+  it("runs the keyless showcase with every moment labelled, then doctor's summary", async () => {
+    const home = tempDir("demo")
+    const result = await turnlog(["demo"], { cwd: home, env: { TURNLOG_HOME: home } })
+    expect(result.code, result.stderr).toBe(0)
+    const labels = [...result.stdout.matchAll(/» \[([a-z ]+)\] (.*)/g)].map((m) => [m[1], m[2]])
+    expect(labels).toEqual([
+      ["cut off", "the turn ended max-tokens; the model had streamed a tool call it never finished. Kept blocks: reasoning, text; tool calls logged or run: 0."],
+      ["pruned", "the raw finish chunk's envelope has 3 block entries; the stored message's has 2, one per kept block."],
+      ["replayed natively", "the cut-off message went back in the continuation's request natively, with its pruned envelope; diagnostics during the turn: 0."],
+      ["tool ran", "the continuation's read_file call was logged, allowed, run, and its result stored (1 result)."],
+      ["degraded", expect.stringMatching(/^INVALID_REPLAY_STATE: session \S+, message msg_\w+ \(anthropic\/claude-3-7-sonnet-latest -> turnlog\/demo\) sent as provider-neutral content: legacy flat version-1 pi-ai state$/)],
+      ["continued", "1 message(s) went as provider-neutral content and the turn still ended completed."],
+    ])
+    expect(result.stdout).toContain("━━ turnlog doctor")
+    expect(result.stdout).toMatch(/2 assistant messages: 1 replay natively, 1 degrade, 0 without replay state/)
+    expect(result.stdout).toMatch(/3 assistant messages: 3 replay natively, 0 degrade, 0 without replay state/)
+    const dir = /^directory: (.+)$/m.exec(result.stdout)![1]!
+    expect(dir.startsWith(join(home, "demo"))).toBe(true)
+    expect(readFileSync(join(dir, "workspace", "notes.txt"), "utf8")).toContain("append-only log")
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * The real `turnlog` launcher as a subprocess, with a clean environment: no
+ * provider keys and no TURNLOG_* settings leak in from the machine running
+ * the tests, so what a test sets is all the command sees.
+ */
+import { execFile } from "node:child_process"
+import { mkdtempSync, realpathSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const BIN = fileURLToPath(new URL("../../bin/turnlog.js", import.meta.url))
+
+export interface Outcome {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const cleanEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/_API_KEY$|^TURNLOG_/.test(key)) env[key] = value
+  }
+  return env
+}
+
+export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), `turnlog-${prefix}-`)))
+
+export const turnlog = (
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> },
+): Promise<Outcome> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd, env: { ...cleanEnv(), ...(options.env ?? {}) }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+
+/** Every line a failing command may print is one sentence: never a stack frame. */
+export const hasStackTrace = (text: string): boolean => /^\s+at .+[(:]\d+/m.test(text)
