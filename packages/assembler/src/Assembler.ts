@@ -26,7 +26,7 @@
 import { Envelope } from "@turnlog/envelope"
 import type { AssistantBlock, FinishReason, StreamChunk, Usage } from "@turnlog/protocol"
 import { release, scan, type Slot } from "./internal/Scan.js"
-import { empty, extend, type Link, REASONING, TEXT } from "./internal/Trail.js"
+import { empty, extend, type Link, memoOf, REASONING, remember, TEXT, TOOL_CALL } from "./internal/Trail.js"
 
 declare const StateBrand: unique symbol
 /** An assembly in progress: an opaque value that never changes once made. */
@@ -70,23 +70,24 @@ const blockOf = (slot: Slot): AssistantBlock => {
 }
 
 // The keep mask of the assembly in progress. Assembly is synchronous and the
-// envelope does not keep the mask, so one array serves every assembly.
+// envelope does not keep the mask, so one array serves every assembly; only
+// its first `streamed` entries are ever read.
 const keep: Array<boolean> = []
 
 const assembleTrail = (head: Link): Assembled => {
-  const { finish: chunk, slots, usage } = scan(head)
+  const { count: streamed, finish: chunk, slots, usage } = scan(head)
   const finish: FinishReason = chunk === undefined ? { kind: "stop" } : chunk.reason
-  const streamed = slots.length
   // The one keep/drop decision; blocks and envelope entries both follow it.
   const dropToolCalls = finish.kind === "max-tokens"
-  keep.length = streamed
-  const blocks: Array<AssistantBlock> = []
+  let kept = 0
   for (let i = 0; i < streamed; i++) {
-    const block = blockOf(slots[i]!)
-    const kept = !dropToolCalls || block.type !== "tool-call"
-    keep[i] = kept
-    if (kept) blocks.push(block)
+    const slot = slots[i]!
+    const keepIt = !dropToolCalls || (slot.closed === undefined ? slot.kind !== TOOL_CALL : slot.closed.type !== "tool-call")
+    keep[i] = keepIt
+    if (keepIt) kept++
   }
+  const blocks = new Array<AssistantBlock>(kept)
+  for (let i = 0, j = 0; i < streamed; i++) if (keep[i]) blocks[j++] = blockOf(slots[i]!)
   release()
   const envelope = chunk?.replayState
   const replayState = envelope === undefined ? undefined : Envelope.align(envelope, streamed, keep)
@@ -101,8 +102,11 @@ const assembleTrail = (head: Link): Assembled => {
  */
 export const finish = (state: State): Assembled => {
   const link = state as unknown as Link
-  if (link.memo === undefined) link.memo = assembleTrail(link)
-  return link.memo as Assembled
+  const kept = memoOf(link)
+  if (kept !== undefined) return kept as Assembled
+  const assembled = assembleTrail(link)
+  remember(link, assembled)
+  return assembled
 }
 
 /**
@@ -113,8 +117,9 @@ export const finish = (state: State): Assembled => {
  */
 export const interrupted = (state: State): ReadonlyArray<AssistantBlock> => {
   const blocks: Array<AssistantBlock> = []
-  for (const slot of scan(state as unknown as Link).slots) {
-    const block = blockOf(slot)
+  const { count, slots } = scan(state as unknown as Link)
+  for (let i = 0; i < count; i++) {
+    const block = blockOf(slots[i]!)
     if (block.type !== "tool-call" && block.text.trim() !== "") blocks.push(block)
   }
   release()

@@ -180,6 +180,20 @@ describe("Assembler.step: chunk rules", () => {
     expect(result.blocks).toStrictEqual([{ type: "reasoning", text: "think" }])
   })
 
+  it("takes indices of any size", () => {
+    const chunks = [text(2 ** 40, "a"), call(Number.MAX_SAFE_INTEGER, "{}"), text(2 ** 27 - 1, "b"), text(2 ** 40, "c")]
+    const state = chunks.reduce(Assembler.step, Assembler.initial)
+    const blocks = [
+      { type: "text", text: "ac" },
+      { type: "tool-call", id: "call-9007199254740991", name: "", arguments: "{}" },
+      { type: "text", text: "b" },
+    ]
+    expect(Assembler.finish(state).blocks).toStrictEqual(blocks)
+    const later = Assembler.step(state, text(2 ** 27 - 1, "!"))
+    expect(Assembler.finish(later).blocks).toStrictEqual([blocks[0], blocks[1], { type: "text", text: "b!" }])
+    expect(Assembler.finish(state).blocks).toStrictEqual(blocks)
+  })
+
   it("keeps a block that started but streamed nothing", () => {
     expect(Assembler.assemble([{ type: "block-start", index: 0, blockType: "text" }]).blocks).toStrictEqual([
       { type: "text", text: "" },

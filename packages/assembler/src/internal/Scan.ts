@@ -20,7 +20,21 @@
  */
 import type { AssistantBlock, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
 import { isAssistantBlock, isFinishReason, isUsage } from "./Guards.js"
-import { END, FINISH, type Kind, type Link, NONE, REASONING, START, TEXT, TOOL_CALL, USAGE } from "./Trail.js"
+import {
+  END,
+  FINISH,
+  indexOf,
+  type Kind,
+  type Link,
+  NONE,
+  opOf,
+  REASONING,
+  START,
+  TEXT,
+  TOOL_CALL,
+  USAGE,
+  valueOf,
+} from "./Trail.js"
 
 // V8 cannot build a longer string (2^29 - 24 on 64-bit builds); past it `+`
 // throws and assembly must not, so a delta that would cross it is left out.
@@ -57,18 +71,20 @@ export class Slot {
   }
 }
 
-/** What one pass found. `slots` is only valid until the next pass. */
-export interface Scanned {
-  /** The streamed blocks, in first-seen order. */
-  readonly slots: ReadonlyArray<Slot>
-  readonly finish: FinishChunk | undefined
-  readonly usage: Usage | undefined
+/**
+ * What the last pass found: its first `count` slots, in first-seen order, and
+ * the last readable finish and usage. Assembly is synchronous and never
+ * re-entered, so one pass object and one set of slots serve every pass; it is
+ * valid until the next pass, and `release` lets go of what it holds.
+ */
+export class Pass {
+  readonly slots: Array<Slot> = []
+  count = 0
+  finish: FinishChunk | undefined = undefined
+  usage: Usage | undefined = undefined
 }
 
-// Assembly is synchronous and never re-entered, so one set of slots serves
-// every pass; a pass clears what it used before returning.
-const pool: Array<Slot> = []
-const found: Array<Slot> = []
+const pass = new Pass()
 let byIndex: Map<number, Slot> | undefined
 // Past this many blocks, lookups go through a map, so that a pathological
 // stream with thousands of indices stays linear.
@@ -78,7 +94,7 @@ const prepend = (delta: string, text: string): string =>
   delta.length + text.length > MAX_TEXT ? text : delta + text
 
 /** The slot of `index` (a new one if unmet), among the `count` in use. */
-const slotOf = (index: number, count: number): Slot => {
+const slotOf = (pool: Array<Slot>, index: number, count: number): Slot => {
   if (byIndex === undefined) {
     for (let i = count - 1; i >= 0; i--) {
       const slot = pool[i]!
@@ -95,54 +111,59 @@ const slotOf = (index: number, count: number): Slot => {
   return slot
 }
 
-export const scan = (head: Link): Scanned => {
+export const scan = (head: Link): Pass => {
+  const pool = pass.slots
   let count = 0
   let met = 0
   let last: Slot | undefined
   let finish: FinishChunk | undefined
   let usage: Usage | undefined
-  for (let link = head; link.op !== NONE; link = link.previous!) {
-    const op = link.op
+  for (let link = head;; link = link.previous!) {
+    const code = link.code
+    const raw = link.value
+    const op = opOf(code)
+    if (op === NONE) break
+    const value = valueOf(code, raw)
     if (op === USAGE) {
-      if (usage === undefined && isUsage(link.value)) usage = link.value
+      if (usage === undefined && isUsage(value)) usage = value
       continue
     }
     if (op === FINISH) {
-      if (finish === undefined && isFinishReason((link.value as FinishChunk).reason)) finish = link.value as FinishChunk
+      if (finish === undefined && isFinishReason((value as FinishChunk).reason)) finish = value as FinishChunk
       continue
     }
     // An unreadable block-end counts as no chunk at all.
-    if (op === END && !isAssistantBlock(link.value)) continue
-    const index = link.index
+    if (op === END && !isAssistantBlock(value)) continue
+    const index = indexOf(code, raw)
     let slot = last
     if (slot === undefined || slot.index !== index) {
-      slot = last = slotOf(index, count)
+      slot = last = slotOf(pool, index, count)
       if (slot === pool[count]) count++
     }
     slot.first = ++met
     switch (op) {
       case TEXT:
         slot.kind = TEXT
-        if (slot.closed === undefined) slot.text = prepend(link.value as string, slot.text)
+        if (slot.closed === undefined) slot.text = prepend(value as string, slot.text)
         break
       case REASONING:
         slot.kind = REASONING
-        if (slot.closed === undefined) slot.reasoning = prepend(link.value as string, slot.reasoning)
+        if (slot.closed === undefined) slot.reasoning = prepend(value as string, slot.reasoning)
         break
       case TOOL_CALL: {
         slot.kind = TOOL_CALL
         if (slot.closed !== undefined) break
-        const { argumentsDelta, id, name } = link.value as Extract<StreamChunk, { readonly type: "tool-call-delta" }>
+        const { argumentsDelta, id, name } = value as Extract<StreamChunk, { readonly type: "tool-call-delta" }>
         slot.arguments = prepend(argumentsDelta, slot.arguments)
         if (typeof id === "string" && id !== "") slot.id = id
         if (typeof name === "string" && name !== "") slot.name = name
         break
       }
       case START:
-        slot.kind = link.value as Kind
+        slot.kind = value as Kind
         break
       case END: {
-        const block = link.value as AssistantBlock
+        const block = value as AssistantBlock
         slot.kind = block.type === "text" ? TEXT : block.type === "reasoning" ? REASONING : TOOL_CALL
         slot.closed = block
         // What later deltas gathered is superseded: let it go.
@@ -151,19 +172,28 @@ export const scan = (head: Link): Scanned => {
       }
     }
   }
-  found.length = 0
-  for (let i = 0; i < count; i++) found.push(pool[i]!)
   byIndex = undefined
-  return { slots: inFirstSeenOrder(found), finish, usage }
+  inFirstSeenOrder(pool, count)
+  pass.count = count
+  pass.finish = finish
+  pass.usage = usage
+  return pass
 }
 
-/** Slots were made newest-first; blocks are ordered by each one's earliest chunk. */
-const inFirstSeenOrder = (slots: Array<Slot>): Array<Slot> => {
-  const n = slots.length
-  if (n > MANY) return slots.sort((a, b) => b.first - a.first)
-  // Insertion sort on the reversal: a stream that opens its blocks in turn
-  // (the usual case) arrives exactly reversed and needs no move at all.
-  slots.reverse()
+/** Orders the first `n` slots by each one's earliest chunk; they were made newest-first. */
+const inFirstSeenOrder = (slots: Array<Slot>, n: number): void => {
+  if (n > MANY) {
+    const sorted = slots.slice(0, n).sort((a, b) => b.first - a.first)
+    for (let i = 0; i < n; i++) slots[i] = sorted[i]!
+    return
+  }
+  // Insertion sort after a reversal: a stream that opens its blocks in turn
+  // (the usual case) was met exactly reversed and needs no further move.
+  for (let i = 0, j = n - 1; i < j; i++, j--) {
+    const slot = slots[i]!
+    slots[i] = slots[j]!
+    slots[j] = slot
+  }
   for (let i = 1; i < n; i++) {
     const slot = slots[i]!
     let j = i - 1
@@ -173,11 +203,12 @@ const inFirstSeenOrder = (slots: Array<Slot>): Array<Slot> => {
     }
     slots[j + 1] = slot
   }
-  return slots
 }
 
-/** Lets go of what the last pass kept alive in the shared slots. */
+/** Lets go of what the last pass holds (blocks, texts, chunks). */
 export const release = (): void => {
-  for (const slot of found) slot.reset(0)
-  found.length = 0
+  for (let i = 0; i < pass.count; i++) pass.slots[i]!.reset(0)
+  pass.count = 0
+  pass.finish = undefined
+  pass.usage = undefined
 }

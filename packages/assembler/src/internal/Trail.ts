@@ -1,6 +1,6 @@
 /**
  * The assembler's state: the trail of chunks stepped so far, newest first, each
- * already read and checked.
+ * read once when it was stepped.
  *
  * A step reads its chunk once, while it is fresh, and keeps only what assembly
  * needs — what the chunk does, to which index, with what — in one small
@@ -37,29 +37,85 @@ export const NONE = 7
 /** A block kind: what a block's deltas must be to count. */
 export type Kind = typeof TEXT | typeof REASONING | typeof TOOL_CALL
 
+// A link packs what it does and to which index into one small integer,
+// `index × 16 + op`, plus `MEMO` once its state has been assembled: three
+// fields instead of five. Every link of a response lives until the response is
+// assembled, so the size of a link is most of what a step costs.
+const MEMO = 8
+/** Indices from here on are kept beside the value, so that codes stay small integers. */
+const WIDE = 2 ** 27 - 1
+
+/** The value of a link whose index is too large to pack. */
+class Wide {
+  constructor(
+    readonly index: number,
+    readonly value: unknown,
+  ) {}
+}
+
+/** The value of a link whose state has been assembled, with that assembly. */
+class Memo {
+  constructor(
+    readonly value: unknown,
+    readonly assembled: unknown,
+  ) {}
+}
+
 /**
- * One link. `value` is the delta's text for text and reasoning, the chunk for
- * a tool-call delta (its id and name are read only when assembling), else as
- * noted on the op.
+ * One link. It carries the delta's text for text and reasoning, the chunk for
+ * a tool-call delta (id and name are read only when assembling), else as noted
+ * on the op. Read it through `opOf`, `indexOf` and `valueOf`.
  */
 export class Link {
-  // Declared, not initialized: class-field initializers would define every
-  // field as `undefined` before the constructor runs, which makes the one
-  // allocation a step costs noticeably slower.
+  // Declared, not initialized: class-field initializers would define each
+  // field as `undefined` before the constructor runs, a cost paid per step.
   declare readonly previous: Link | undefined
-  declare readonly op: number
-  declare readonly index: number
-  declare readonly value: unknown
-  /** The assembled response of the state ending here, once computed. */
-  declare memo: unknown
+  /** `index × 16 + op`, `+ MEMO` once assembled: the only change a link ever sees. */
+  declare code: number
+  declare value: unknown
 
   constructor(previous: Link | undefined, op: number, index: number, value: unknown) {
     this.previous = previous
-    this.op = op
-    this.index = index
-    this.value = value
-    this.memo = undefined
+    if (index < WIDE) {
+      this.code = (index << 4) | op
+      this.value = value
+    } else {
+      this.code = (WIDE << 4) | op
+      this.value = new Wide(index, value)
+    }
   }
+}
+
+// Codes stay below 2^31 (wide indices are kept beside the value), so they are
+// small integers and unpack with bit operations. The walk reads `code` and
+// `value` once per link and unpacks through these, which inline.
+
+export const opOf = (code: number): number => code & 7
+
+/** What the link carries, given its `code` and `value` fields. */
+export const valueOf = (code: number, raw: unknown): unknown => {
+  const value = (code & MEMO) === 0 ? raw : (raw as Memo).value
+  return code >>> 4 === WIDE ? (value as Wide).value : value
+}
+
+/** The index the link's chunk was for (0 for usage and finish), given its `code` and `value` fields. */
+export const indexOf = (code: number, raw: unknown): number => {
+  const index = code >>> 4
+  if (index !== WIDE) return index
+  return ((code & MEMO) === 0 ? (raw as Wide) : ((raw as Memo).value as Wide)).index
+}
+
+/** The assembly kept on `link`, if any. */
+export const memoOf = (link: Link): unknown => ((link.code & MEMO) === 0 ? undefined : (link.value as Memo).assembled)
+
+/**
+ * Keeps `assembled` on `link`. The link's value is unchanged — it is the same
+ * state — only its representation makes room for the result.
+ */
+export const remember = (link: Link, assembled: unknown): void => {
+  if ((link.code & MEMO) !== 0) return
+  link.value = new Memo(link.value, assembled)
+  link.code |= MEMO
 }
 
 export const empty = new Link(undefined, NONE, 0, undefined)
