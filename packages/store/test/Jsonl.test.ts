@@ -188,11 +188,20 @@ describe("jsonl: file format and recovery", () => {
   it.effect("rolls a failed write back to the previous length; the retry leaves no gap and no duplicate", () =>
     Effect.suspend(() => {
       const home = tempHome()
-      let failNext: "write" | "sync" | undefined
+      let failNext: "write" | "sync" | "write and cut" | undefined
+      let failCut = false
       const io: FileIo = {
         ...nodeIo,
+        ftruncateSync: (fd, length) => {
+          if (failCut) {
+            failCut = false
+            throw Object.assign(new Error("i/o error"), { code: "EIO" })
+          }
+          nodeIo.ftruncateSync(fd, length)
+        },
         writeSync: (fd, buffer, offset, length) => {
-          if (failNext !== "write") return nodeIo.writeSync(fd, buffer, offset, length)
+          if (failNext !== "write" && failNext !== "write and cut") return nodeIo.writeSync(fd, buffer, offset, length)
+          failCut = failNext === "write and cut"
           failNext = undefined
           // Half the bytes reach the file, then the disk fills up.
           nodeIo.writeSync(fd, buffer, offset, Math.floor(length / 2))
@@ -224,10 +233,16 @@ describe("jsonl: file format and recovery", () => {
           expect(yield* Effect.flip(store.flush(id))).toMatchObject({ _tag: "StoreIOError", path: file })
           expect(statSync(file).size).toBe(size)
 
+          // The cut itself fails: the half-written bytes stay until the next write cuts them first.
+          failNext = "write and cut"
+          expect(yield* Effect.flip(store.flush(id))).toMatchObject({ _tag: "StoreIOError", path: file })
+          expect(statSync(file).size).toBeGreaterThan(size)
+
           yield* store.append(id, [chunkEvent(6)])
           yield* store.flush(id)
           const loaded = yield* store.read(id)
           expect(loaded.events.map((e) => e.seq)).toStrictEqual([1, 2, 3, 4, 5, 6])
+          expect(loaded.recovery).toStrictEqual({})
         })
       ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
     }))

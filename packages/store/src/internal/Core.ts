@@ -150,7 +150,9 @@ export const makeCore = (backend: Backend) =>
         serial(Effect.suspend(() => {
           const session = held.get(id)
           // Already ours: the turn in flight is live, not a crash to recover from.
-          return session !== undefined ? readHeld(id, session) : openUnheld(id)
+          return session !== undefined
+            ? Effect.map(readHeld(id, session), (loaded) => ({ ...loaded, recovery: {} }))
+            : openUnheld(id)
         })),
 
       append: (id, events) =>

@@ -29,7 +29,10 @@ export class AlreadyExists extends Error {
 /** An open log being appended to by the lease holder. */
 export interface OpenLog {
   readonly fd: number
+  /** The length of everything acknowledged. */
   size: number
+  /** A failed write could not be rolled back: cut back before the next write. */
+  dirty: boolean
 }
 
 /** Publishes a new log; fails with `AlreadyExists` rather than replace a file. */
@@ -64,23 +67,35 @@ export const materialise = (
     }
   }
   syncDirectory(io, dir)
-  return { fd: io.openSync(file, "a"), size: bytes.length }
+  return { fd: io.openSync(file, "a"), size: bytes.length, dirty: false }
 }
 
 export const openLog = (io: FileIo, file: string): OpenLog => {
   const fd = io.openSync(file, "a")
-  return { fd, size: io.fstatSync(fd).size }
+  return { fd, size: io.fstatSync(fd).size, dirty: false }
 }
 
-/** Appends and syncs; on failure the file is cut back to its previous length. */
+/**
+ * Appends and syncs; on failure the file is cut back to its previous length.
+ * Appending after half-written bytes would turn a harmless torn tail into
+ * damage followed by committed events, so a failed cut is retried first.
+ */
 export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<SessionLog.SessionEvent>): void => {
+  if (log.dirty) {
+    io.ftruncateSync(log.fd, log.size)
+    log.dirty = false
+  }
   const bytes = Buffer.from(serialize(events))
   try {
     writeAll(io, log.fd, bytes)
     // fdatasync also syncs the file length, which is what an append changes.
     io.fdatasyncSync(log.fd)
   } catch (error) {
-    io.ftruncateSync(log.fd, log.size)
+    try {
+      io.ftruncateSync(log.fd, log.size)
+    } catch {
+      log.dirty = true
+    }
     throw error
   }
   log.size += bytes.length
