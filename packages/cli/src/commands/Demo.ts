@@ -190,5 +190,6 @@ export const demo = (settings: Settings) =>
     const entries = yield* examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
     yield* out(renderAll(entries))
     yield* line()
-    yield* line(`look again: turnlog --home ${dir} sessions | show <id> | doctor`)
+    const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
+    yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)
   })
