@@ -20,6 +20,17 @@ if (bin === undefined || dir === undefined) {
   process.exit(2)
 }
 
+/** Where two line lists first differ, for a report a person can act on. */
+const firstDifference = (name: string, actual: ReadonlyArray<string>, expected: ReadonlyArray<string> | undefined) => {
+  if (expected === undefined) return `  ${name}: no expected file (run with --update)`
+  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+    if (actual[i] !== expected[i]) {
+      return `  ${name} line ${i + 1}:\n    expected ${expected[i] ?? "(nothing)"}\n    actual   ${actual[i] ?? "(nothing)"}`
+    }
+  }
+  return undefined
+}
+
 let failed = 0
 const dirs = names.length > 0 ? names.map((n) => join(dir, n)) : ScenarioRunner.list(dir)
 for (const scenarioDir of dirs) {
@@ -33,7 +44,14 @@ for (const scenarioDir of dirs) {
     process.stdout.write(`${scenario.name}: ${same ? "unchanged" : "updated"} (exit ${result.exitCode})\n`)
   } else {
     if (!same) failed++
-    process.stdout.write(`${scenario.name}: ${same ? "ok" : "differs"}\n`)
+    process.stdout.write(`${scenario.name}: ${same ? "ok" : `differs (exit ${result.exitCode})`}\n`)
+    for (
+      const diff of [
+        firstDifference("stdout.expected.jsonl", result.stdout, scenario.expected.stdout),
+        firstDifference("session.expected.jsonl", result.session, scenario.expected.session),
+        firstDifference("stderr.expected.txt", result.notes, scenario.expected.stderr),
+      ]
+    ) if (diff !== undefined) process.stdout.write(`${diff}\n`)
   }
 }
 process.exit(failed > 0 ? 1 : 0)
