@@ -1,15 +1,18 @@
 /**
- * Assembler benchmark: the reducer's cost per chunk beside a reference loop
- * measured in the same run — plain JS with per-index `+=` concatenation and
- * block objects, making no decisions — and the ratio of the two. Both run over
- * the same pre-built chunks, alternating, after a warm-up; the figures are the
- * medians over the rounds.
+ * Assembler benchmark: the reducer's cost per chunk (`step` for every chunk,
+ * then `finish`) beside a reference loop measured in the same run — plain JS
+ * with per-index `+=` concatenation and block objects, making no decisions —
+ * and the ratio of the two. Both run over the same pre-built chunks,
+ * alternating slice by slice, after a warm-up; times are this process's CPU
+ * time, and the figures are the medians over the rounds.
  *
  * Workloads: (a1) one response of 100,000 text deltas with block framing;
  * (a2) 10,000 responses of 30 chunks (reasoning, text, a tool call with 5
  * argument deltas, usage, a finish with a 3-entry envelope); (a3) a2 finishing
  * `max-tokens`, which drops the tool calls and prunes the envelopes.
- * Targets: ratio ≤ 1.3 on a1, ≤ 1.15 on a2 and a3.
+ * Targets: ratio ≤ 1.3 on a1, ≤ 1.15 on a2 and a3 (printed `ok` or `OVER`;
+ * timing never fails the run). Last, `finish` is called twice on the same
+ * states: the second call must return the same object, without assembling.
  *
  * Run: `npm run bench` or `node --expose-gc --import tsx packages/assembler/bench/assembler.bench.ts`.
  */
@@ -17,7 +20,7 @@ import { Assembler } from "@turnlog/assembler"
 import type { AssistantBlock, FinishReason, StreamChunk } from "@turnlog/protocol"
 
 const WARMUP = 5
-const ROUNDS = 25
+const ROUNDS = 101
 
 // ---------------------------------------------------------------- workloads
 
@@ -207,7 +210,7 @@ const finishTwice = (responses: ReadonlyArray<ReadonlyArray<StreamChunk>>) => {
     `finish twice (a2 states)  first call ${fmt(median(firsts))} ns  second call ${fmt(median(seconds))} ns` +
       `  same result object: ${same ? "yes" : "NO"}`,
   )
-  return same && median(seconds) < median(firsts)
+  return same
 }
 
 const started = Date.now()
@@ -217,5 +220,7 @@ const results = [
   measure("a3", 1.15, a3()),
   finishTwice(a2()),
 ]
-console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s, ${WARMUP} warm-up + ${ROUNDS} rounds, medians; sink ${sink % 10})`)
-process.exitCode = results.every(Boolean) ? 0 : 1
+console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s, ${WARMUP} warm-up + ${ROUNDS} rounds, medians; checksum ${sink})`)
+// Timing depends on the machine and what else it runs; only a second
+// assembly (a broken memo) fails the run.
+process.exitCode = results[3] === true ? 0 : 1
