@@ -5,8 +5,11 @@
  * `npm run scenarios -w @turnlog/cli -- --update`) rewrites them.
  */
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { ScenarioRunner } from "@turnlog/testkit"
+
+// Each test starts real processes one after another; on a busy machine that is slow, never wrong.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 
 const BIN = fileURLToPath(new URL("../bin/turnlog.js", import.meta.url))
 const DIR = fileURLToPath(new URL("./scenarios", import.meta.url))

@@ -225,7 +225,7 @@ export const run = async (scenario: Scenario, options: RunOptions): Promise<Resu
     stderr += text
   })
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-  const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 45_000)
+  const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 240_000)
 
   const frames: Array<string> = []
   const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
