@@ -122,6 +122,16 @@ describe("Assembler.step: chunk rules", () => {
     ])
   })
 
+  it("keeps order and text across many interleaved blocks", () => {
+    // 40 indices, first seen in a scrambled order, each streamed in three
+    // deltas spread over the whole response.
+    const order = Array.from({ length: 40 }, (_, i) => (i * 17) % 40)
+    const chunks = [0, 1, 2].flatMap((part) => order.map((index) => text(index, `${index}.${part} `)))
+    expect(Assembler.assemble(chunks).blocks).toStrictEqual(
+      order.map((index) => ({ type: "text", text: `${index}.0 ${index}.1 ${index}.2 ` })),
+    )
+  })
+
   it("accepts deltas without a block-start and concatenates them in order", () => {
     expect(Assembler.assemble([text(0, "Hel"), text(0, "lo"), text(0, ", world")]).blocks).toStrictEqual([
       { type: "text", text: "Hello, world" },

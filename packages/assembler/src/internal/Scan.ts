@@ -113,6 +113,7 @@ const slotOf = (pool: Array<Slot>, index: number, count: number): Slot => {
 
 export const scan = (head: Link): Pass => {
   const pool = pass.slots
+  byIndex = undefined
   let count = 0
   let met = 0
   let last: Slot | undefined
