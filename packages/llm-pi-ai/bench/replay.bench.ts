@@ -12,6 +12,9 @@
  *   valid   every message carries a usable version-2 state → native messages
  *   legacy  every message carries the flat version-1 state → degraded (neutral)
  *   mixed   the two alternating
+ * The "codec" rows time the codec's recovered synchronous form alone
+ * (`toPiAssistant`), to tell its share from the reconstructor's (memo,
+ * recovery, reporting through the diagnostics hook).
  * Growing session: the cost of one request's reconstruction at step 100 and
  * step 1,000 of a session (each step adds a user and an assistant message),
  * with the session's memo warmed by the earlier steps, as the adapter runs it.
@@ -149,8 +152,12 @@ const reference = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
 // ---------------------------------------------------------------- subject
 
 const options: History.ReconstructOptions = { targetRoute: "anthropic/claude-x", report: () => Effect.void }
-const subject = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
+const reconstruct = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
   Effect.runSync(History.reconstruct(messages, PiAiReplay.codec, options))
+
+/** The codec's own share: its recovered synchronous form, without the reconstructor's memo and reporting. */
+const codecOnly = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
+  messages.map((m) => PiAiReplay.toPiAssistant(m))
 
 // ---------------------------------------------------------------- measurement
 
@@ -165,7 +172,12 @@ const time = (f: () => unknown): number => {
 }
 
 let sink = 0
-const compare = (name: string, messages: ReadonlyArray<Message>, check: (out: Array<AssistantMessage>) => void) => {
+const compare = (
+  name: string,
+  messages: ReadonlyArray<Message>,
+  check: (out: Array<AssistantMessage>) => void,
+  subject: (messages: ReadonlyArray<Message>) => Array<AssistantMessage> = reconstruct,
+) => {
   check(subject(messages))
   const ref: Array<number> = []
   const sub: Array<number> = []
@@ -180,7 +192,7 @@ const compare = (name: string, messages: ReadonlyArray<Message>, check: (out: Ar
   const perRef = best(ref) / messages.length
   const perSub = best(sub) / messages.length
   console.log(
-    `${name.padEnd(8)} ${perSub.toFixed(0).padStart(6)} ns/message   reference ${perRef.toFixed(0).padStart(6)} ns/message   ratio ${
+    `${name.padEnd(14)} ${perSub.toFixed(0).padStart(6)} ns/message   reference ${perRef.toFixed(0).padStart(6)} ns/message   ratio ${
       (perSub / perRef).toFixed(2)
     }`,
   )
@@ -194,13 +206,17 @@ const expectApis = (expected: (i: number) => string) => (out: Array<AssistantMes
 }
 
 console.log(`reconstructing ${N} assistant messages (best of ${ROUNDS} rounds)`)
-const validRatio = compare("valid", Array.from({ length: N }, (_, n) => valid(n)), expectApis(() => "anthropic-messages"))
-const legacyRatio = compare("legacy", Array.from({ length: N }, (_, n) => legacy(n)), expectApis(() => "turnlog-foreign"))
-const mixedRatio = compare(
-  "mixed",
-  Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : legacy(n))),
-  expectApis((i) => (i % 2 === 0 ? "anthropic-messages" : "turnlog-foreign")),
-)
+const valids = Array.from({ length: N }, (_, n) => valid(n))
+const legacies = Array.from({ length: N }, (_, n) => legacy(n))
+const mixed = Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : legacy(n)))
+const allNative = expectApis(() => "anthropic-messages")
+const allForeign = expectApis(() => "turnlog-foreign")
+const alternating = expectApis((i) => (i % 2 === 0 ? "anthropic-messages" : "turnlog-foreign"))
+const validRatio = compare("valid", valids, allNative)
+const legacyRatio = compare("legacy", legacies, allForeign)
+const mixedRatio = compare("mixed", mixed, alternating)
+compare("valid codec", valids, allNative, codecOnly)
+compare("legacy codec", legacies, allForeign, codecOnly)
 
 // ---------------------------------------------------------------- growing session
 

@@ -92,7 +92,7 @@ const isGoogleApi = (api: string) => api === "google-generative-ai" || api === "
 // What pi-ai's Google converter accepts as a thought signature (bytes on the wire).
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
-/** A reason, kept apart from a successful value without a union of strings. */
+/** A signature check's reason, kept apart from the signature (also a string). */
 class Fail {
   constructor(readonly reason: string) {}
 }
@@ -146,68 +146,68 @@ interface Entry {
   readonly redacted?: unknown
 }
 
-/** Native pi-ai message from durable content plus a version-2 state, or the reason it cannot be. */
-const rebuild = (message: Message): AssistantMessage | Fail => {
+/** Native pi-ai message from durable content plus a version-2 state, or the reason (a string) it cannot be. */
+const rebuild = (message: Message): AssistantMessage | string => {
   const source = message.source
-  if (source.kind !== "model") return new Fail(`message source is ${source.kind}, not a model`)
+  if (source.kind !== "model") return `message source is ${source.kind}, not a model`
   const state = source.replayState
-  if (!isRecord(state)) return new Fail(state === undefined ? "no replay state" : "replay state is not an object")
+  if (!isRecord(state)) return state === undefined ? "no replay state" : "replay state is not an object"
   const response = state["response"]
   if (response === undefined) {
     return state["kind"] === KIND && state["version"] === 1
-      ? new Fail("legacy flat version-1 pi-ai state")
-      : new Fail("replay state has no response")
+      ? "legacy flat version-1 pi-ai state"
+      : "replay state has no response"
   }
-  if (!isRecord(response)) return new Fail("replay state response is not an object")
-  if (response["kind"] !== KIND) return new Fail(`replay state kind ${JSON.stringify(response["kind"])} is not "pi-ai"`)
+  if (!isRecord(response)) return "replay state response is not an object"
+  if (response["kind"] !== KIND) return `replay state kind ${JSON.stringify(response["kind"])} is not "pi-ai"`
   if (response["version"] !== VERSION) {
-    return new Fail(`pi-ai replay state version ${JSON.stringify(response["version"])} is not supported (expected 2)`)
+    return `pi-ai replay state version ${JSON.stringify(response["version"])} is not supported (expected 2)`
   }
   const api = response["api"]
-  if (typeof api !== "string" || api === "") return new Fail("response.api is not a non-empty string")
+  if (typeof api !== "string" || api === "") return "response.api is not a non-empty string"
   const provider = response["provider"]
-  if (typeof provider !== "string" || provider === "") return new Fail("response.provider is not a non-empty string")
+  if (typeof provider !== "string" || provider === "") return "response.provider is not a non-empty string"
   const model = response["model"]
-  if (typeof model !== "string" || model === "") return new Fail("response.model is not a non-empty string")
+  if (typeof model !== "string" || model === "") return "response.model is not a non-empty string"
   const stopReason = response["stopReason"]
   if (!isStopReason(stopReason)) {
-    return new Fail(`response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`)
+    return `response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`
   }
   const responseModel = response["responseModel"]
   if (responseModel !== undefined && typeof responseModel !== "string") {
-    return new Fail("response.responseModel is not a string")
+    return "response.responseModel is not a string"
   }
   const responseId = response["responseId"]
-  if (responseId !== undefined && typeof responseId !== "string") return new Fail("response.responseId is not a string")
+  if (responseId !== undefined && typeof responseId !== "string") return "response.responseId is not a string"
   const entries = state["blocks"]
-  if (entries === undefined) return new Fail("replay state has no blocks")
-  if (!Array.isArray(entries)) return new Fail("replay state blocks is not an array")
+  if (entries === undefined) return "replay state has no blocks"
+  if (!Array.isArray(entries)) return "replay state blocks is not an array"
   if (provider !== source.provider) {
-    return new Fail(`replay state provider "${provider}" differs from the message's provider "${source.provider}"`)
+    return `replay state provider "${provider}" differs from the message's provider "${source.provider}"`
   }
   if (model !== source.model) {
-    return new Fail(`replay state model "${model}" differs from the message's model "${source.model}"`)
+    return `replay state model "${model}" differs from the message's model "${source.model}"`
   }
   const blocks = message.content
   if (entries.length !== blocks.length) {
-    return new Fail(`replay state has ${entries.length} block entries but the message has ${blocks.length} blocks`)
+    return `replay state has ${entries.length} block entries but the message has ${blocks.length} blocks`
   }
   const responsesApi = isResponsesApi(api)
   const googleApi = isGoogleApi(api)
   const content: Array<NativeBlock> = []
   for (let i = 0; i < blocks.length; i++) {
     const candidate: unknown = entries[i]
-    if (!isRecord(candidate)) return new Fail(`block ${i} entry is not an object`)
+    if (!isRecord(candidate)) return `block ${i} entry is not an object`
     const entry = candidate as Entry
     const type = entry.type
     const block = blocks[i]!
     switch (type) {
       case "text": {
         const signature = signatureOf(entry.textSignature, "textSignature", i)
-        if (signature instanceof Fail) return signature
-        if (block.type !== "text") return new Fail(`block ${i} is ${block.type} but its entry is text`)
+        if (signature instanceof Fail) return signature.reason
+        if (block.type !== "text") return `block ${i} is ${block.type} but its entry is text`
         if (googleApi && signature !== undefined && !isBase64(signature)) {
-          return new Fail(`block ${i}: google thought signature is not base64`)
+          return `block ${i}: google thought signature is not base64`
         }
         content.push(
           signature === undefined
@@ -218,21 +218,21 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
       }
       case "reasoning": {
         const signature = signatureOf(entry.thinkingSignature, "thinkingSignature", i)
-        if (signature instanceof Fail) return signature
+        if (signature instanceof Fail) return signature.reason
         const redacted = entry.redacted
         if (redacted !== undefined && typeof redacted !== "boolean") {
-          return new Fail(`block ${i} entry redacted is not a boolean`)
+          return `block ${i} entry redacted is not a boolean`
         }
-        if (block.type !== "reasoning") return new Fail(`block ${i} is ${block.type} but its entry is reasoning`)
+        if (block.type !== "reasoning") return `block ${i} is ${block.type} but its entry is reasoning`
         if (signature === undefined) {
-          if (redacted === true) return new Fail(`block ${i}: redacted reasoning has no signature`)
+          if (redacted === true) return `block ${i}: redacted reasoning has no signature`
           content.push({ type: "thinking", thinking: block.text })
           break
         }
         if (responsesApi && !isJsonObjectText(signature)) {
-          return new Fail(`block ${i}: ${api} reasoning signature is not a JSON object`)
+          return `block ${i}: ${api} reasoning signature is not a JSON object`
         }
-        if (googleApi && !isBase64(signature)) return new Fail(`block ${i}: google thought signature is not base64`)
+        if (googleApi && !isBase64(signature)) return `block ${i}: google thought signature is not base64`
         content.push(
           redacted === true
             ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
@@ -242,10 +242,10 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
       }
       case "tool-call": {
         const signature = signatureOf(entry.thoughtSignature, "thoughtSignature", i)
-        if (signature instanceof Fail) return signature
-        if (block.type !== "tool-call") return new Fail(`block ${i} is ${block.type} but its entry is tool-call`)
+        if (signature instanceof Fail) return signature.reason
+        if (block.type !== "tool-call") return `block ${i} is ${block.type} but its entry is tool-call`
         if (googleApi && signature !== undefined && !isBase64(signature)) {
-          return new Fail(`block ${i}: google thought signature is not base64`)
+          return `block ${i}: google thought signature is not base64`
         }
         const call: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) }
         if (signature !== undefined) call.thoughtSignature = signature
@@ -253,7 +253,7 @@ const rebuild = (message: Message): AssistantMessage | Fail => {
         break
       }
       default:
-        return new Fail(`block ${i} entry has unknown type ${JSON.stringify(type)}`)
+        return `block ${i} entry has unknown type ${JSON.stringify(type)}`
     }
   }
   const native: AssistantMessage = {
@@ -313,8 +313,8 @@ export const codec: ReplayCodec<AssistantMessage> = {
   kind: KIND,
   decode: (message) => {
     const result = rebuild(message)
-    return result instanceof Fail
-      ? Exit.fail(new InvalidReplayState({ messageId: message.id, reason: result.reason }))
+    return typeof result === "string"
+      ? Exit.fail(new InvalidReplayState({ messageId: message.id, reason: result }))
       : Exit.succeed(result)
   },
   foreign,
@@ -331,9 +331,7 @@ export const toPiAssistant = (
 ): AssistantMessage => {
   if (message.source.kind !== "model" || message.source.replayState === undefined) return foreign(message)
   const result = rebuild(message)
-  if (result instanceof Fail) {
-    onDegrade?.(new InvalidReplayState({ messageId: message.id, reason: result.reason }))
-    return foreign(message)
-  }
-  return result
+  if (typeof result !== "string") return result
+  onDegrade?.(new InvalidReplayState({ messageId: message.id, reason: result }))
+  return foreign(message)
 }
