@@ -11,10 +11,12 @@ import { VERSION } from "./Version.js"
 
 const globals = {
   home: Options.text("home").pipe(
+    Options.withPseudoName("dir"),
     Options.withDescription("where sessions are kept (default: $TURNLOG_HOME, else ~/.turnlog)"),
     Options.optional,
   ),
   config: Options.text("config").pipe(
+    Options.withPseudoName("file"),
     Options.withDescription("the config file (default: $TURNLOG_CONFIG, else $TURNLOG_HOME/config.json if it exists)"),
     Options.optional,
   ),
@@ -36,10 +38,22 @@ const load = <M>(module: () => Promise<M>) => Effect.promise(module)
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
 
 const runCommand = Command.make("run", {
-  model: Options.text("model").pipe(Options.withDescription("<provider>/<model>"), Options.optional),
-  session: Options.text("session").pipe(Options.withDescription("continue this session"), Options.optional),
+  model: Options.text("model").pipe(
+    Options.withPseudoName("provider/model"),
+    Options.withDescription("the model, e.g. anthropic/claude-sonnet-4-5"),
+    Options.optional,
+  ),
+  session: Options.text("session").pipe(
+    Options.withPseudoName("id"),
+    Options.withDescription("continue this session"),
+    Options.optional,
+  ),
   continue: Options.boolean("continue").pipe(Options.withDescription("continue the latest session in this directory")),
-  maxTokens: Options.integer("max-tokens").pipe(Options.withDescription("output token limit per response"), Options.optional),
+  maxTokens: Options.integer("max-tokens").pipe(
+    Options.withPseudoName("n"),
+    Options.withDescription("output token limit per response"),
+    Options.optional,
+  ),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
   prompt: Args.text({ name: "prompt" }).pipe(Args.atLeast(1)),
 }, (options) =>
