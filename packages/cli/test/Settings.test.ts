@@ -1,0 +1,88 @@
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Either, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { hoist } from "../src/GlobalArgs.js"
+import * as ModelChoice from "../src/ModelChoice.js"
+import { resolveSettings, type Settings } from "../src/Settings.js"
+
+describe("GlobalArgs.hoist", () => {
+  it("moves global options (both spellings) before the command, and leaves everything after -- alone", () => {
+    expect(hoist(["run", "--home", "/h", "hi", "--store=sqlite", "--allow-tools"])).toEqual([
+      "--home",
+      "/h",
+      "--store",
+      "sqlite",
+      "run",
+      "hi",
+      "--allow-tools",
+    ])
+    expect(hoist(["run", "--", "--home", "is", "a", "word"])).toEqual(["run", "--", "--home", "is", "a", "word"])
+  })
+})
+
+describe("resolveSettings", () => {
+  const none = { home: Option.none(), config: Option.none(), store: "jsonl" } as const
+
+  it("takes the home from --home, else TURNLOG_HOME, else ~/.turnlog; the config from its default place only if it exists", async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-settings-")))
+    expect(await Effect.runPromise(resolveSettings(none, {}, "/work"))).toEqual({
+      home: join(homedir(), ".turnlog"),
+      store: "jsonl",
+      config: {},
+    })
+    expect((await Effect.runPromise(resolveSettings(none, { TURNLOG_HOME: "rel" }, "/work"))).home).toBe("/work/rel")
+    writeFileSync(join(home, "config.json"), JSON.stringify({ model: "openai/gpt-5-mini", scriptedModel: "m.jsonl" }))
+    expect(await Effect.runPromise(resolveSettings({ ...none, home: Option.some(home) }, {}, "/work"))).toEqual({
+      home,
+      store: "jsonl",
+      configFile: join(home, "config.json"),
+      config: { model: "openai/gpt-5-mini", scriptedModel: "m.jsonl" },
+      scriptedModel: join(home, "m.jsonl"),
+    })
+  })
+
+  it("refuses a TURNLOG_CONFIG that does not exist, naming where it came from", async () => {
+    const result = await Effect.runPromise(Effect.either(resolveSettings(none, { TURNLOG_CONFIG: "/nope.json" }, "/")))
+    expect(Either.isLeft(result) && result.left.message).toBe("config file /nope.json (from TURNLOG_CONFIG) does not exist")
+  })
+})
+
+describe("ModelChoice.choose", () => {
+  const settings = (extra: Partial<Settings> = {}): Settings => ({ home: "/h", store: "jsonl", config: {}, ...extra })
+
+  it("--model, then the config's model, then a keyed provider's default, then the demo model", () => {
+    const keyed = { OPENAI_API_KEY: "sk-x" }
+    expect(ModelChoice.choose(Option.some("a/b"), settings({ config: { model: "c/d" } }), keyed)).toEqual(
+      Either.right({ kind: "provider", route: "a/b" }),
+    )
+    expect(ModelChoice.choose(Option.none(), settings({ config: { model: "c/d" } }), keyed)).toEqual(
+      Either.right({ kind: "provider", route: "c/d" }),
+    )
+    expect(ModelChoice.choose(Option.none(), settings(), keyed)).toEqual(Either.right({
+      kind: "provider",
+      route: "openai/gpt-5-mini",
+      note: 'OPENAI_API_KEY is set: using openai/gpt-5-mini (choose another with --model or the config\'s "model")',
+    }))
+    const demo = ModelChoice.choose(Option.none(), settings(), { ANTHROPIC_API_KEY: "  " })
+    expect(Either.isRight(demo) && demo.right.kind).toBe("demo")
+    expect(Either.isRight(demo) && demo.right.route).toBe("turnlog/demo")
+  })
+
+  it("a scripted-model file replaces the provider and answers as the named route or turnlog/scripted", () => {
+    expect(ModelChoice.choose(Option.none(), settings({ scriptedModel: "/m.jsonl" }), { OPENAI_API_KEY: "k" })).toEqual(
+      Either.right({ kind: "script", route: "turnlog/scripted", file: "/m.jsonl" }),
+    )
+    expect(ModelChoice.choose(Option.some("x/y"), settings({ scriptedModel: "/m.jsonl" }))).toEqual(
+      Either.right({ kind: "script", route: "x/y", file: "/m.jsonl" }),
+    )
+  })
+
+  it("a --model that is no route is a usage error that shows the form", () => {
+    const result = ModelChoice.choose(Option.some("gpt"), settings())
+    expect(Either.isLeft(result) && result.left.message).toBe(
+      '--model "gpt" is not a model route: expected "<provider>/<model>", e.g. "anthropic/claude-sonnet-4-5"',
+    )
+  })
+})
