@@ -82,27 +82,31 @@ export const make = (config: Config) =>
         return id
       })
 
-    const load: Service["load"] = (id, options) =>
+    // Loading and starting a turn check and change the session table across an
+    // await (the store's open): one at a time, so two prompts cannot both begin.
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const loadUnlocked = (id: SessionId, model: string | undefined) =>
       Effect.gen(function*() {
-        const route = yield* routeFor(options?.model)
+        const route = yield* routeFor(model)
         if (sessions.get(id)?.turn !== undefined) return yield* new AgentBusy({ sessionId: id })
         const loaded = yield* store.open(id)
-        // Checked again: a turn may have begun while the store was opening.
-        if (sessions.get(id)?.turn !== undefined) return yield* new AgentBusy({ sessionId: id })
         sessions.set(id, { journal: Journal.make(id, loaded.header.cwd, route, loaded.events) })
         return loaded
       })
 
+    const load: Service["load"] = (id, options) => lock.withPermits(1)(loadUnlocked(id, options?.model))
+
     /** Marks the session busy, loading it first if this process does not hold it yet. */
     const begin = (id: SessionId) =>
-      Effect.gen(function*() {
-        if (!sessions.has(id)) yield* load(id)
+      lock.withPermits(1)(Effect.gen(function*() {
+        if (!sessions.has(id)) yield* loadUnlocked(id, undefined)
         const session = sessions.get(id)!
         if (session.turn !== undefined) return yield* new AgentBusy({ sessionId: id })
         const turn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
         session.turn = turn
         return { session, turn }
-      })
+      }))
 
     const prompt: Service["prompt"] = (id, content) =>
       Stream.unwrapScoped(Effect.gen(function*() {

@@ -1,7 +1,7 @@
 // Sessions as the loop holds them: which model a session talks to, loading a
 // stored session (in this process or after a restart), and refused models.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber, Stream } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as AgentLoop from "../src/AgentLoop.js"
 import * as Loop from "../src/Loop.js"
@@ -77,5 +77,28 @@ describe("load", () => {
       const h = yield* setup([])
       const error = yield* Effect.flip(h.loop.load(SessionId.make("20250101T000000-deadbeef")))
       expect(error._tag).toBe("SessionNotFound")
+    }))
+
+  it.scopedLive("two prompts racing for a session not loaded yet: one turn runs, the other is AgentBusy", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir("turnlog-home-")
+      const stored = yield* Effect.scoped(Effect.gen(function*() {
+        const h = yield* setup([C.reply("One.")], { store: Jsonl.layerJsonl({ home }) })
+        yield* h.prompt("first")
+        return h.id
+      }))
+      const h = yield* setup([{ hang: [] }, { hang: [] }], { store: Jsonl.layerJsonl({ home }), openDelayMs: 20 })
+      const run = (text: string) => Effect.either(Stream.runCollect(h.loop.prompt(stored, text)))
+      const a = yield* Effect.fork(run("a"))
+      const b = yield* Effect.fork(run("b"))
+      // The refused one ends at once; the other streams until its reader is interrupted.
+      const refused = yield* Effect.raceFirst(Fiber.join(a), Fiber.join(b))
+      expect(Either.isLeft(refused) && refused.left._tag).toBe("AgentBusy")
+      yield* Fiber.interrupt(a)
+      yield* Fiber.interrupt(b)
+      const events = yield* h.events(stored)
+      expect(events.filter((e) => e.type === "turn/start")).toHaveLength(2)
+      expect(events.at(-1)!.data).toEqual({ reason: "cancelled" })
+      expect(yield* h.requests).toHaveLength(1)
     }))
 })

@@ -189,12 +189,12 @@ describe("run_command", () => {
   it.live("a command that outlives its timeout is killed with its children", () =>
     Effect.gen(function*() {
       const { cwd, run } = setup({ commandTimeoutMs: 300 })
-      const error = yield* Effect.flip(run("run_command", { command: "echo started; sleep 2; touch late.txt" }))
+      const error = yield* Effect.flip(run("run_command", { command: "echo started; sleep 1; touch late.txt" }))
       expect(error._tag).toBe("ToolTimeout")
       expect(error.code).toBe("TOOL_TIMEOUT")
       expect(error.message).toBe("run_command timed out after 300 ms and was stopped\nstarted\n")
       // Had the group survived, `late.txt` would appear once the sleep ends.
-      yield* Effect.sleep("2500 millis")
+      yield* Effect.sleep("1500 millis")
       expect(fs.existsSync(path.join(cwd, "late.txt"))).toBe(false)
     }))
 

@@ -29,8 +29,10 @@ const recording = (
   store: SessionStore.Service,
   ops: Array<Op>,
   failing: (events: ReadonlyArray<SessionLog.SessionEvent>) => boolean,
+  openDelayMs: number,
 ): SessionStore.Service => ({
   ...store,
+  open: (id) => Effect.zipRight(Effect.sleep(openDelayMs), store.open(id)),
   append: (id, events) =>
     failing(events)
       ? Effect.fail(new StoreError.StoreIOError({ path: "(test)", operation: "append", cause: new Error("disk full") }))
@@ -50,6 +52,8 @@ export interface Options {
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
   /** Appends the store refuses (a full disk) while this returns true. */
   readonly failAppend?: (events: ReadonlyArray<SessionLog.SessionEvent>) => boolean
+  /** A pause before each `open`, so that two callers can be inside it at once. */
+  readonly openDelayMs?: number
   /** The store layer; JSONL in a fresh temp home by default, as a real run writes it. */
   readonly store?: Layer.Layer<SessionStore.SessionStore, unknown>
 }
@@ -85,7 +89,7 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
     const storeLayer = options.store ?? Jsonl.layerJsonl({ home })
     const recordedStore = Layer.effect(
       SessionStore.SessionStore,
-      Effect.map(SessionStore.SessionStore, (store) => recording(store, ops, options.failAppend ?? (() => false))),
+      Effect.map(SessionStore.SessionStore, (store) => recording(store, ops, options.failAppend ?? (() => false), options.openDelayMs ?? 0)),
     ).pipe(Layer.provide(storeLayer))
     const deps = Layer.mergeAll(
       options.llm ?? Layer.succeed(LlmAdapter.LlmAdapter, scripted.adapter),
