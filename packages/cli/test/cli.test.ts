@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { hasStackTrace, tempDir, turnlog } from "./support/turnlog.js"
+import { hasStackTrace, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 // Each test starts real processes one after another; on a busy machine that is slow, never wrong.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
+afterAll(removeTempDirs)
 
 const DEMO_REPLY = (prompt: string) =>
   `This is turnlog's scripted demo model: no provider key is set, so this answer is canned. You said: "${prompt}". ` +

@@ -4,7 +4,7 @@
  * the tests, so what a test sets is all the command sees.
  */
 import { execFile } from "node:child_process"
-import { mkdtempSync, realpathSync } from "node:fs"
+import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -25,7 +25,18 @@ export const cleanEnv = (): Record<string, string> => {
   return env
 }
 
-export const tempDir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), `turnlog-${prefix}-`)))
+const created: Array<string> = []
+
+export const tempDir = (prefix: string): string => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `turnlog-${prefix}-`)))
+  created.push(dir)
+  return dir
+}
+
+/** Removes every directory `tempDir` made. */
+export const removeTempDirs = (): void => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
 
 export const turnlog = (
   args: ReadonlyArray<string>,
