@@ -67,9 +67,10 @@ describe.each(APIS)("%s failures over the loopback", (api) => {
   })
 
   it("interrupting the stream closes its HTTP request", async () => {
+    // The server stalls after a few events: the exchange can only end by the client going away.
     server.enqueue({
-      blocks: [{ type: "text", text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") }],
-      delayMs: 200,
+      blocks: [{ type: "text", text: "A long answer that never gets to its end, because the provider stalls." }],
+      stallAfterEvents: 3,
     })
     const index = server.requests().length
     const program = Effect.gen(function*() {
