@@ -8,7 +8,7 @@
  * provider-neutral conversion and reports one diagnostic. Any other failure
  * propagates.
  */
-import { Cause, Effect, Exit, Option } from "effect"
+import { type Cause, Effect, Exit } from "effect"
 import type { Message, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
 import type { InvalidReplayState, ReplayCodec, ReplayDiagnostic } from "./Replay.js"
 import { INVALID_REPLAY_STATE } from "./Replay.js"
@@ -44,21 +44,32 @@ export interface ReconstructOptions {
   /** `<provider>/<model>` of the request being built. */
   readonly targetRoute: string
   readonly sessionId?: SessionId
-  readonly report: (diagnostic: ReplayDiagnostic) => Effect.Effect<void>
+  /**
+   * Receives the diagnostics of one reconstruction at once, in message order
+   * (never called with none): a long legacy session costs one report, not one
+   * effect per message.
+   */
+  readonly report: (diagnostics: ReadonlyArray<ReplayDiagnostic>) => Effect.Effect<void>
 }
 
 /** `<provider>/<model>` of the model that produced a message. */
 export const routeOf = (message: Message): string =>
   message.source.kind === "model" ? `${message.source.provider}/${message.source.model}` : message.source.kind
 
-const diagnosticFor = (message: Message, error: InvalidReplayState, options: ReconstructOptions): ReplayDiagnostic => ({
-  code: INVALID_REPLAY_STATE,
-  ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-  messageId: message.id,
-  historicalRoute: routeOf(message),
-  targetRoute: options.targetRoute,
-  reason: error.reason,
-})
+const diagnosticFor = (message: Message, error: InvalidReplayState, options: ReconstructOptions): ReplayDiagnostic => {
+  // Two literal shapes rather than a spread: this runs once per degraded message.
+  const historicalRoute = routeOf(message)
+  return options.sessionId === undefined
+    ? { code: INVALID_REPLAY_STATE, messageId: message.id, historicalRoute, targetRoute: options.targetRoute, reason: error.reason }
+    : {
+      code: INVALID_REPLAY_STATE,
+      sessionId: options.sessionId,
+      messageId: message.id,
+      historicalRoute,
+      targetRoute: options.targetRoute,
+      reason: error.reason,
+    }
+}
 
 /**
  * One assistant message in native form. A message without replay state is
@@ -75,8 +86,71 @@ export const reconstructMessage = <Native>(
   }
   return codec.decode(message).pipe(
     Effect.catchTag("InvalidReplayState", (error) =>
-      options.report(diagnosticFor(message, error, options)).pipe(Effect.as(codec.foreign(message)))),
+      options.report([diagnosticFor(message, error, options)]).pipe(Effect.as(codec.foreign(message)))),
   )
+}
+
+/** The exit of an effect that has already completed, without running it. */
+const completed = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | undefined =>
+  Exit.isExit(effect) ? (effect as Exit.Exit<A, E>) : undefined
+
+/**
+ * The one reconstruction loop, shared by the plain and the memoizing forms
+ * (a top-level function, so the engine optimises one loop for every caller).
+ *
+ * Codecs that answer with an already-completed effect (`Exit.succeed` /
+ * `Exit.fail`) are read synchronously: a long history costs one loop, not one
+ * fiber step per message. Any other answer runs as an ordinary effect with the
+ * same recovery. Diagnostics are reported after the loop, in message order.
+ */
+const run = <Native>(
+  messages: ReadonlyArray<Message>,
+  codec: ReplayCodec<Native>,
+  options: ReconstructOptions,
+  cache: Map<MessageId, Native> | undefined,
+): Effect.Effect<Array<Native>> => {
+  const out: Array<Native> = []
+  let diagnostics: Array<ReplayDiagnostic> | undefined
+  // Positions whose codec answered with a running effect: resolved after the loop.
+  let pending: Array<readonly [number, Message]> | undefined
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.role !== "assistant") continue
+    if (cache !== undefined) {
+      const hit = cache.get(m.id)
+      if (hit !== undefined) {
+        out.push(hit)
+        continue
+      }
+    }
+    let native: Native
+    if (m.source.kind !== "model" || m.source.replayState === undefined) {
+      native = codec.foreign(m)
+    } else {
+      const decoded = completed(codec.decode(m))
+      if (decoded === undefined || (decoded._tag === "Failure" && decoded.cause._tag !== "Fail")) {
+        ;(pending ??= []).push([out.length, m])
+        out.push(undefined as Native) // filled in below, in order
+        continue
+      }
+      if (decoded._tag === "Success") {
+        native = decoded.value
+      } else {
+        native = codec.foreign(m)
+        ;(diagnostics ??= []).push(diagnosticFor(m, (decoded.cause as Cause.Fail<InvalidReplayState>).error, options))
+      }
+    }
+    cache?.set(m.id, native)
+    out.push(native)
+  }
+  if (pending === undefined && diagnostics === undefined) return Effect.succeed(out)
+  const slow = pending === undefined ? Effect.void : Effect.forEach(pending, ([i, m]) =>
+    Effect.map(reconstructMessage(m, codec, options), (native) => {
+      cache?.set(m.id, native)
+      out[i] = native
+    }), { discard: true })
+  const report = diagnostics === undefined ? Effect.void : options.report(diagnostics)
+  return slow.pipe(Effect.zipRight(report), Effect.as(out))
 }
 
 /** Every assistant message of `messages`, in order, in native form. */
@@ -84,7 +158,7 @@ export const reconstruct = <Native>(
   messages: ReadonlyArray<Message>,
   codec: ReplayCodec<Native>,
   options: ReconstructOptions,
-): Effect.Effect<Array<Native>> => makeReconstructor(codec).all(messages, options)
+): Effect.Effect<Array<Native>> => Effect.suspend(() => run(messages, codec, options, undefined))
 
 export interface Reconstructor<Native> {
   /** Native form of one assistant message, decoded (and diagnosed) once per message id. */
@@ -95,81 +169,17 @@ export interface Reconstructor<Native> {
   readonly size: () => number
 }
 
-/** The exit of an effect that has already completed, without running it. */
-const completed = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | undefined =>
-  Exit.isExit(effect) ? (effect as Exit.Exit<A, E>) : undefined
-
 /**
  * A memoizing reconstructor for one session. Durable messages never change
  * once logged, so a message id fixes its native form: each request pays only
  * for the messages that are new since the last one, and a degraded message's
  * diagnostic is reported once, not on every request.
- *
- * Codecs that answer with an already-completed effect (`Effect.succeed` /
- * `Effect.fail` are `Exit` values) are read synchronously: a long history
- * costs one loop, not one fiber step per message. Anything else runs as an
- * ordinary effect with the same recovery.
  */
 export const makeReconstructor = <Native>(codec: ReplayCodec<Native>): Reconstructor<Native> => {
   const cache = new Map<MessageId, Native>()
-
-  const message = (m: Message, options: ReconstructOptions): Effect.Effect<Native> =>
-    Effect.suspend(() => {
-      const hit = cache.get(m.id)
-      if (hit !== undefined) return Effect.succeed(hit)
-      return Effect.tap(reconstructMessage(m, codec, options), (native) => {
-        cache.set(m.id, native)
-      })
-    })
-
-  const all = (messages: ReadonlyArray<Message>, options: ReconstructOptions): Effect.Effect<Array<Native>> =>
-    Effect.suspend(() => {
-      const out: Array<Native> = []
-      const diagnostics: Array<ReplayDiagnostic> = []
-      // Positions whose codec answered with a running effect: resolved after the loop.
-      let pending: Array<readonly [number, Message]> | undefined
-      for (const m of messages) {
-        if (m.role !== "assistant") continue
-        const hit = cache.get(m.id)
-        if (hit !== undefined) {
-          out.push(hit)
-          continue
-        }
-        if (m.source.kind !== "model" || m.source.replayState === undefined) {
-          const native = codec.foreign(m)
-          cache.set(m.id, native)
-          out.push(native)
-          continue
-        }
-        const decoded = completed(codec.decode(m))
-        if (decoded !== undefined) {
-          if (Exit.isSuccess(decoded)) {
-            cache.set(m.id, decoded.value)
-            out.push(decoded.value)
-            continue
-          }
-          const failure = Cause.failureOption(decoded.cause)
-          if (Option.isSome(failure) && failure.value._tag === "InvalidReplayState") {
-            const native = codec.foreign(m)
-            diagnostics.push(diagnosticFor(m, failure.value, options))
-            cache.set(m.id, native)
-            out.push(native)
-            continue
-          }
-        }
-        ;(pending ??= []).push([out.length, m])
-        out.push(undefined as Native) // filled in below, in order
-      }
-      const resolvePending = pending === undefined
-        ? Effect.void
-        : Effect.forEach(pending, ([i, m]) => Effect.map(message(m, options), (native) => {
-          out[i] = native
-        }), { discard: true })
-      return resolvePending.pipe(
-        Effect.zipRight(Effect.forEach(diagnostics, options.report, { discard: true })),
-        Effect.as(out),
-      )
-    })
-
-  return { message, all, size: () => cache.size }
+  return {
+    message: (m, options) => Effect.suspend(() => Effect.map(run([m], codec, options, cache), (out) => out[0]!)),
+    all: (messages, options) => Effect.suspend(() => run(messages, codec, options, cache)),
+    size: () => cache.size,
+  }
 }

@@ -50,7 +50,7 @@ const collecting = () => {
   const options: History.ReconstructOptions = {
     targetRoute: "other/m2",
     sessionId: SessionId.make("s1"),
-    report: (d) => Effect.sync(() => void seen.push(d)),
+    report: (ds) => Effect.sync(() => void seen.push(...ds)),
   }
   return { seen, options }
 }

@@ -248,7 +248,7 @@ describe("PiAiReplay: provider-neutral conversion", () => {
     const seen: Array<ReplayDiagnostic> = []
     const natives = await Effect.runPromise(History.reconstruct(messages, PiAiReplay.codec, {
       targetRoute: "acme/m1",
-      report: (d) => Effect.sync(() => void seen.push(d)),
+      report: (ds) => Effect.sync(() => void seen.push(...ds)),
     }))
     expect(natives.map((n) => n.api)).toEqual(["turnlog-foreign", "anthropic-messages"])
     expect(natives[1]).toEqual(original)

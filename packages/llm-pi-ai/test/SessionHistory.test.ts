@@ -29,7 +29,7 @@ const step = (n: number): ReadonlyArray<Message> => {
 
 describe("SessionHistory", () => {
   const diagnostics: Array<ReplayDiagnostic> = []
-  const options = { targetRoute: "acme/m1", report: (d: ReplayDiagnostic) => Effect.sync(() => void diagnostics.push(d)) }
+  const options = { targetRoute: "acme/m1", report: (ds: ReadonlyArray<ReplayDiagnostic>) => Effect.sync(() => void diagnostics.push(...ds)) }
 
   it("a growing history decodes only what is new, and answers every assistant message in order", () => {
     const { codec, seen } = counting()

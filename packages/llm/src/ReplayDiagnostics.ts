@@ -10,7 +10,8 @@ export type { ReplayDiagnostic } from "@turnlog/history/Replay"
 export { INVALID_REPLAY_STATE } from "@turnlog/history/Replay"
 
 export interface Service {
-  readonly report: (diagnostic: ReplayDiagnostic) => Effect.Effect<void>
+  /** Reports diagnostics found together (one request's reconstruction), in order. */
+  readonly report: (diagnostics: ReadonlyArray<ReplayDiagnostic>) => Effect.Effect<void>
 }
 
 export class ReplayDiagnostics extends Context.Tag("@turnlog/llm/ReplayDiagnostics")<ReplayDiagnostics, Service>() {}
@@ -21,13 +22,13 @@ export const format = (d: ReplayDiagnostic): string =>
   `(${d.historicalRoute} -> ${d.targetRoute}) sent as provider-neutral content: ${d.reason}`
 
 export const layerStderr = Layer.succeed(ReplayDiagnostics, {
-  report: (d) => Effect.sync(() => process.stderr.write(`turnlog: ${format(d)}\n`)),
+  report: (ds) => Effect.sync(() => process.stderr.write(ds.map((d) => `turnlog: ${format(d)}\n`).join(""))),
 })
 
 /** Collects diagnostics in memory (tests, `doctor`). */
 export const makeCollector = Effect.gen(function*() {
   const ref = yield* Ref.make<ReadonlyArray<ReplayDiagnostic>>([])
-  const service: Service = { report: (d) => Ref.update(ref, (all) => [...all, d]) }
+  const service: Service = { report: (ds) => Ref.update(ref, (all) => [...all, ...ds]) }
   return { service, all: Ref.get(ref) } as const
 })
 

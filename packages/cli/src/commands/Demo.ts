@@ -181,7 +181,7 @@ export const demo = (settings: Settings) =>
       )),
       Layer.provideMerge(Layers.storeLayer(demoSettings)),
       Layer.provide(Layer.succeed(ReplayDiagnostics.ReplayDiagnostics, {
-        report: (d) => Ref.update(diagnostics, (all) => [...all, d]),
+        report: (ds) => Ref.update(diagnostics, (all) => [...all, ...ds]),
       })),
     )
     yield* program(workspace, diagnostics).pipe(Effect.mapError(asCommandError), Effect.provide(layer))
