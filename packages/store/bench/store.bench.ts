@@ -3,8 +3,12 @@
  * - append: 100,000 `assistant/chunk` events of about 1 KB (about 100 MB),
  *   appended in batches of 50 with a `flush` (write + fsync) after each batch,
  *   as the agent loop does while a response streams; events/s. Beside it, the
- *   disk's floor measured in the same run: the same lines written to a plain
- *   file with `fs.writeSync` + `fdatasync` every 50 events.
+ *   floor measured in the same run, alternating with the store over
+ *   3 rounds (medians shown; the disk is the noisy part):
+ *   for JSONL the same lines written to a plain file with `fs.writeSync` +
+ *   `fdatasync` every 50 events; for SQLite the same rows inserted with
+ *   better-sqlite3 directly, same pragmas (WAL, synchronous=FULL), one
+ *   transaction per 50.
  * - cold load: `read` of that session through a freshly built layer (nothing
  *   cached in the store; the file is in the OS page cache, like a session
  *   reopened on a warm machine), every line or row decoded and validated
@@ -30,6 +34,7 @@ import type { StoreError } from "../src/StoreError.js"
 const EVENTS = 100_000
 const BATCH = 50
 const ROUNDS = 5
+const APPEND_ROUNDS = 3
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -83,10 +88,33 @@ const referenceJsonl = (file: string) => {
 }
 
 interface SqliteDatabase {
-  prepare(sql: string): { all(...params: Array<unknown>): Array<{ seq: number; time: string; type: string; data: string }> }
+  prepare(sql: string): {
+    all(...params: Array<unknown>): Array<{ seq: number; time: string; type: string; data: string }>
+    run(...params: Array<unknown>): unknown
+  }
+  pragma(pragma: string): unknown
+  exec(sql: string): unknown
+  transaction<A>(f: (a: A) => void): (a: A) => void
   close(): void
 }
 const Database = createRequire(import.meta.url)("better-sqlite3") as new(file: string) => SqliteDatabase
+
+const referenceSqliteAppend = (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
+  const db = new Database(file)
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = FULL")
+  db.exec("CREATE TABLE events (session_id TEXT, seq INTEGER, type TEXT, time TEXT, data TEXT, PRIMARY KEY (session_id, seq))")
+  const insert = db.prepare("INSERT INTO events VALUES (?, ?, ?, ?, ?)")
+  const batch = db.transaction((slice: ReadonlyArray<SessionLog.SessionEvent>) => {
+    for (const e of slice) insert.run("s", e.seq, e.type, e.time, JSON.stringify(e.data))
+  })
+  const started = performance.now()
+  for (let i = 0; i < events.length; i += BATCH) batch(events.slice(i, i + BATCH))
+  const ms = performance.now() - started
+  db.close()
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true })
+  return ms
+}
 
 const referenceSqlite = (file: string, id: string) => {
   const db = new Database(file)
@@ -107,30 +135,51 @@ const timeIt = async (f: () => unknown): Promise<number> => {
   return performance.now() - started
 }
 
-const run = async (name: string, layer: Layer.Layer<SessionStore, StoreError>, file: (id: SessionId) => string, reference: (id: SessionId) => number) => {
+const run = async (
+  name: string,
+  layer: Layer.Layer<SessionStore, StoreError>,
+  /** Bytes a load reads: the log file, or for SQLite the event JSON of the session. */
+  sizeOf: (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) => number,
+  appendFloor: (events: ReadonlyArray<SessionLog.SessionEvent>) => number,
+  reference: (id: SessionId) => number,
+) => {
   const events = Array.from({ length: EVENTS }, (_, i) => chunkEvent(i + 1))
-  const floor = referenceAppend(join(home, "reference.jsonl"), events)
-  const { id, ms } = await appendAll(layer, events)
-  const bytes = statSync(file(id)).size
+  const floors: Array<number> = []
+  const appends: Array<number> = []
+  let id: SessionId | undefined
+  for (let round = 0; round < APPEND_ROUNDS; round++) {
+    gc()
+    floors.push(appendFloor(events))
+    gc()
+    const appended = await appendAll(layer, events)
+    appends.push(appended.ms)
+    id = appended.id
+  }
+  const ms = median(appends)
+  const floor = median(floors)
+  if (id === undefined) throw new Error("nothing appended")
+  const bytes = sizeOf(id, events)
   const rate = (t: number) => Math.round(EVENTS / (t / 1000))
   console.log(
     `${name} append: ${EVENTS} events, flush every ${BATCH}: ${ms.toFixed(0)} ms, ${rate(ms)} events/s (target ≥ 50000); ` +
-      `plain write+fdatasync ${floor.toFixed(0)} ms, ${rate(floor)} events/s; ratio ${(ms / floor).toFixed(2)}`,
+      `floor ${floor.toFixed(0)} ms, ${rate(floor)} events/s; ratio ${(ms / floor).toFixed(2)}`,
   )
+  console.log(`${name}   rounds (ms) store [${appends.map((x) => x.toFixed(0)).join(", ")}] floor [${floors.map((x) => x.toFixed(0)).join(", ")}]`)
 
+  const loadId = id
   const load = () =>
     withStore(layer, (store) =>
-      Effect.map(store.read(id), (loaded) => {
+      Effect.map(store.read(loadId), (loaded) => {
         if (loaded.events.length !== EVENTS) throw new Error(`loaded ${loaded.events.length} events`)
         return loaded.events.length
       })
     )
-  if (reference(id) !== EVENTS) throw new Error("the reference read a different number of events")
+  if (reference(loadId) !== EVENTS) throw new Error("the reference read a different number of events")
   await load()
   const ours: Array<number> = []
   const refs: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {
-    refs.push(await timeIt(() => reference(id)))
+    refs.push(await timeIt(() => reference(loadId)))
     ours.push(await timeIt(load))
   }
   const mb = bytes / 1e6
@@ -145,9 +194,20 @@ const run = async (name: string, layer: Layer.Layer<SessionStore, StoreError>, f
 
 const home = mkdtempSync(join(tmpdir(), "turnlog-bench-"))
 try {
-  await run("jsonl", layerJsonl({ home }), (id) => join(home, "sessions", `${id}.jsonl`), (id) =>
-    referenceJsonl(join(home, "sessions", `${id}.jsonl`)))
-  await run("sqlite", layerSqlite({ home }), () => join(home, "sessions.db"), (id) => referenceSqlite(join(home, "sessions.db"), id))
+  await run(
+    "jsonl",
+    layerJsonl({ home }),
+    (id) => statSync(join(home, "sessions", `${id}.jsonl`)).size,
+    (events) => referenceAppend(join(home, "reference.jsonl"), events),
+    (id) => referenceJsonl(join(home, "sessions", `${id}.jsonl`)),
+  )
+  await run(
+    "sqlite",
+    layerSqlite({ home }),
+    (_id, events) => events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0),
+    (events) => referenceSqliteAppend(join(home, "reference.db"), events),
+    (id) => referenceSqlite(join(home, "sessions.db"), id),
+  )
 } finally {
   rmSync(home, { recursive: true, force: true })
 }
