@@ -18,13 +18,17 @@ export interface SessionSummary {
   readonly createdAt: string
   readonly updatedAt: string
   readonly turns: number
-  /** The start of the first user message (or the title given at create). */
+  /** The title given at create, else the start of the first user message (see `Summary.titleOf`). */
   readonly title: string
 }
 
 /** What loading had to repair or found, reported to the user. */
 export interface Recovery {
-  /** A torn tail cut off at open (or, for `read`, found and left in place). */
+  /**
+   * A torn tail cut off at open (or, for `read`, found and left in place): its
+   * first line (1-based, the header is line 1), its size, and the sidecar file
+   * its bytes were kept in.
+   */
   readonly tornTail?: { readonly sidecar?: string; readonly bytes: number; readonly line: number }
   /** Events appended at open to close a turn left open by a dead process. */
   readonly closedTurn?: ReadonlyArray<SessionLog.SessionEvent>
