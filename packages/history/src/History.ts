@@ -8,7 +8,9 @@
  * provider-neutral conversion and reports one diagnostic. Any other failure
  * propagates.
  */
-import { type Cause, Effect, Exit } from "effect"
+import { type Cause, Effect, Exit, type Types } from "effect"
+
+type Mutable<T> = Types.Mutable<T>
 import type { Message, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
 import type { InvalidReplayState, ReplayCodec, ReplayDiagnostic } from "./Replay.js"
 import { INVALID_REPLAY_STATE } from "./Replay.js"
@@ -56,19 +58,32 @@ export interface ReconstructOptions {
 export const routeOf = (message: Message): string =>
   message.source.kind === "model" ? `${message.source.provider}/${message.source.model}` : message.source.kind
 
+// Degraded messages of one history mostly share their route: reusing the last
+// route string spares a long legacy session one string per message.
+let lastProvider = ""
+let lastModel = ""
+let lastRouteString = ""
+const lastRoute = (message: Message): string => {
+  const source = message.source
+  if (source.kind !== "model") return source.kind
+  if (source.provider !== lastProvider || source.model !== lastModel) {
+    lastProvider = source.provider
+    lastModel = source.model
+    lastRouteString = `${source.provider}/${source.model}`
+  }
+  return lastRouteString
+}
+
 const diagnosticFor = (message: Message, error: InvalidReplayState, options: ReconstructOptions): ReplayDiagnostic => {
-  // Two literal shapes rather than a spread: this runs once per degraded message.
-  const historicalRoute = routeOf(message)
-  return options.sessionId === undefined
-    ? { code: INVALID_REPLAY_STATE, messageId: message.id, historicalRoute, targetRoute: options.targetRoute, reason: error.reason }
-    : {
-      code: INVALID_REPLAY_STATE,
-      sessionId: options.sessionId,
-      messageId: message.id,
-      historicalRoute,
-      targetRoute: options.targetRoute,
-      reason: error.reason,
-    }
+  const diagnostic: Mutable<ReplayDiagnostic> = {
+    code: INVALID_REPLAY_STATE,
+    messageId: message.id,
+    historicalRoute: lastRoute(message),
+    targetRoute: options.targetRoute,
+    reason: error.reason,
+  }
+  if (options.sessionId !== undefined) diagnostic.sessionId = options.sessionId
+  return diagnostic
 }
 
 /**

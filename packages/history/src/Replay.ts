@@ -3,18 +3,26 @@
  * fails with when stored replay state is unusable, and the diagnostic the
  * reconstructor reports when it degrades a message.
  */
-import { Data, type Effect } from "effect"
+import type { Effect } from "effect"
 import type { Message, MessageId, SessionId } from "@turnlog/protocol"
 
 /**
- * Replay state this build cannot use for this message. A tagged class, not an
- * Error: degrading is an expected path, and capturing a stack trace on every
+ * Replay state this build cannot use for this message: a tagged value for the
+ * Effect error channel (`catchTag("InvalidReplayState", …)`). Deliberately a
+ * plain class, not an Error nor a structural `Data` class: degrading is an
+ * expected path, and a stack trace or structural-equality machinery on every
  * legacy message of a long session would be pure cost.
  */
-export class InvalidReplayState extends Data.TaggedClass("InvalidReplayState")<{
-  readonly messageId: MessageId
-  readonly reason: string
-}> {}
+export class InvalidReplayState {
+  declare readonly _tag: "InvalidReplayState"
+  declare readonly messageId: MessageId
+  declare readonly reason: string
+  constructor(fields: { readonly messageId: MessageId; readonly reason: string }) {
+    this._tag = "InvalidReplayState"
+    this.messageId = fields.messageId
+    this.reason = fields.reason
+  }
+}
 
 export const INVALID_REPLAY_STATE = "INVALID_REPLAY_STATE" as const
 
