@@ -4,10 +4,19 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc } from "effect"
 import { SessionLog } from "@turnlog/protocol"
+import { explain } from "../src/internal/EventLine.js"
 import { compileGuard } from "../src/internal/Guard.js"
+import { parseHeader } from "../src/internal/JsonlScan.js"
 import { everyType, stamped } from "./support/fixtures.js"
 
-const is = (u: unknown) => Either.isRight(SessionLog.decodeEvent(u))
+const is = (u: unknown) => {
+  try {
+    return Either.isRight(SessionLog.decodeEvent(u))
+  } catch {
+    // The decoder's error formatter throws on some hostile values; it refuses them all the same.
+    return false
+  }
+}
 const guard = compileGuard(SessionLog.SessionEvent)
 const events = Arbitrary.make(SessionLog.SessionEvent)
 
@@ -61,6 +70,19 @@ describe("compiled guard", () => {
 
   it("agrees with the decoder on arbitrary values", () => {
     fc.assert(fc.property(fc.anything(), (value) => guard(value) === is(value)), { numRuns: 500 })
+  })
+
+  it("explains a refused event in terms of its own type", () => {
+    const [event] = stamped(1, [{ type: "turn/end", data: { reason: "completed" } }])
+    const text = explain({ ...event, data: { reason: "lunch" } })
+    expect(text).toContain(`└─ ["reason"]`)
+    expect(text).toContain(`Expected "completed", actual "lunch"`)
+    // only its own type: no other event type's shape in the explanation
+    expect(text).not.toContain("user/message")
+  })
+
+  it("refuses a hostile header instead of throwing", () => {
+    expect(() => parseHeader(`{"type":{"toString":0},"version":1}`, "s.jsonl", "s")).toThrow(/s\.jsonl:1: not a session header/)
   })
 
   it("refuses what a decoder must refuse", () => {

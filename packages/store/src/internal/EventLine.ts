@@ -4,7 +4,7 @@
  * own type. The explaining decoder runs only for a line that fails, to say why.
  * Shared by the JSONL and SQLite layers so both refuse the same data.
  */
-import { Either, type Schema } from "effect"
+import { Either, type ParseResult, Schema } from "effect"
 import { SessionLog } from "@turnlog/protocol"
 import { compileGuard, type Guard } from "./Guard.js"
 
@@ -18,15 +18,28 @@ export type LineResult =
   | { readonly _tag: "Invalid"; readonly detail: string }
 
 const guards: Record<string, Guard> = {}
+// Per-type decoders explain a refused line in terms of its own type, not the
+// whole union of event types.
+const decoders: Record<string, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>> = {}
 for (const member of SessionLog.SessionEvent.members as ReadonlyArray<typeof SessionLog.SessionEvent.members[number]>) {
   guards[member.fields.type.literals[0]] = compileGuard(member as Schema.Schema<unknown>)
+  decoders[member.fields.type.literals[0]] = Schema.decodeUnknownEither(member as Schema.Schema<unknown>)
 }
 
 const unparsable: LineResult = { _tag: "Unparsable" }
 
 /** Why a value is not an event, in the schema's words (first lines only). */
 export const explain = (value: unknown): string => {
-  const result = SessionLog.decodeEvent(value)
+  const type = typeof value === "object" && value !== null ? (value as { readonly type?: unknown }).type : undefined
+  const decode = (typeof type === "string" ? decoders[type] : undefined) ?? SessionLog.decodeEvent
+  let result: Either.Either<unknown, ParseResult.ParseError>
+  try {
+    result = decode(value)
+  } catch {
+    // The schema's message formatter can throw on hostile values (an object
+    // whose `toString` is not a function): the line is still refused.
+    return "not an event of this version (a value in it cannot even be displayed)"
+  }
   if (Either.isRight(result)) return "not an event of this version"
   return result.left.message.split("\n").slice(0, 12).join("\n")
 }

@@ -43,7 +43,13 @@ export const parseHeader = (line: string, file: string, id: string): SessionLog.
   if (typeof version === "number" && version > SessionLog.LOG_VERSION) {
     throw new UnsupportedVersion({ file, found: version, supported: SessionLog.LOG_VERSION })
   }
-  const header = SessionLog.decodeHeader(value)
+  let header: ReturnType<typeof SessionLog.decodeHeader>
+  try {
+    header = SessionLog.decodeHeader(value)
+  } catch {
+    // The schema's message formatter can throw on hostile values.
+    throw new SessionCorrupt({ file, line: 1, detail: "not a session header" })
+  }
   if (Either.isLeft(header)) {
     throw new SessionCorrupt({ file, line: 1, detail: `not a session header: ${header.left.message}` })
   }
