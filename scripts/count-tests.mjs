@@ -12,7 +12,11 @@ try {
   process.exit(1)
 }
 const passed = report.numPassedTests ?? 0
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0)
+// A test file that failed to load has no failed test of its own: count it once.
+const brokenFiles = (report.testResults ?? []).filter((file) =>
+  file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed")
+).length
+const failed = (report.numFailedTests ?? 0) + brokenFiles
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`)
 process.exit(failed > 0 || passed === 0 ? 1 : 0)
