@@ -1,12 +1,22 @@
 /**
  * Read-side benchmark: reconstructing durable history into pi-ai messages
  * through the pi-ai codec and the history reconstructor, beside a reference
- * measured in the same run — a plain map building the same native objects
+ * measured in the same process — a plain map building the same native objects
  * straight from content and state, with no validation, no Effect and no
- * recovery — and the ratio of the two. Both run over the same pre-built
- * messages, alternating, after a warm-up; times are this process's CPU time
- * and the figures are the best round of each (the least disturbed one: CI
- * shares its two cores with other work).
+ * recovery (checked deep-equal to the subject's output before timing) — and
+ * the ratio of the two.
+ *
+ * Each workload runs in a fresh child process (this file re-invoked with the
+ * workload's name), so no workload's type feedback or heap shapes the next
+ * one's code. Within a child, after a warm-up, reference and subject alternate
+ * in pairs of rounds (reference, subject, subject, reference: whichever side
+ * pays for running second does so equally), each round after a full
+ * collection. A round is wall time with collection on the measuring thread
+ * (`--single-threaded-gc`): CPU time would also count the engine's background
+ * compiler and parallel GC threads, and parallel scavenges stall on helpers
+ * waiting for a core of a shared machine. Figures are the medians over the
+ * pairs, and the ratio is the median of the per-pair ratios (each compares
+ * neighbouring measurements, so a slow stretch of the machine disturbs both).
  *
  * Workloads (10,000 assistant messages: text; reasoning + text; reasoning +
  * text + a tool call, in turn):
@@ -20,11 +30,16 @@
  * step 1,000 of a session (each step adds a user and an assistant message),
  * with the session's memo warmed by the earlier steps, as the adapter runs it.
  *
- * Targets: ratio ≤ 1.3 on valid, ≤ 2 on legacy, step 1,000 / step 100 ≈ 1.
+ * Targets: ratio ≤ 1.3 on valid, ≤ 2 on legacy and mixed, step 1,000 / step 100 ≈ 1.
  *
- * Run: `npm run bench` or `node --expose-gc --import tsx packages/llm-pi-ai/bench/replay.bench.ts`.
+ * Run: `npm run bench` or `node --expose-gc --import tsx packages/llm-pi-ai/bench/replay.bench.ts`
+ * (one workload alone: append its name, e.g. `valid`, and `--single-threaded-gc`; its figures
+ * are printed as JSON, and with BENCH_DEBUG=1 every pair's figures on stderr).
  */
 import type { AssistantMessage, StopReason, ToolCall } from "@earendil-works/pi-ai"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { isDeepStrictEqual } from "node:util"
 import { Effect } from "effect"
 import { History } from "@turnlog/history"
 import { type AssistantBlock, type Message, MessageId } from "@turnlog/protocol"
@@ -34,7 +49,7 @@ import * as SessionHistory from "../src/internal/SessionHistory.js"
 const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const N = 10_000
 const WARMUP = 5
-const ROUNDS = 41
+const ROUNDS = 21
 
 // ---------------------------------------------------------------- workloads
 
@@ -163,63 +178,52 @@ const codecOnly = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
 // ---------------------------------------------------------------- measurement
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const best = (xs: ReadonlyArray<number>) => Math.min(...xs)
 
-/** This process's CPU time of `f`, in nanoseconds (time spent waiting for a core does not count). */
+/** Wall time of `f` in nanoseconds, after a full collection (so no round pays for another's garbage). */
 const time = (f: () => unknown): number => {
   gc()
-  const start = process.cpuUsage()
+  const start = process.hrtime.bigint()
   f()
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) * 1000
+  return Number(process.hrtime.bigint() - start)
 }
 
 let sink = 0
+
+interface Figures {
+  readonly subject: number
+  readonly reference: number
+  readonly ratio: number
+}
+
 const compare = (
-  name: string,
   messages: ReadonlyArray<Message>,
-  check: (out: Array<AssistantMessage>) => void,
-  subject: (messages: ReadonlyArray<Message>) => Array<AssistantMessage> = reconstruct,
-) => {
-  check(subject(messages))
+  subject: (messages: ReadonlyArray<Message>) => Array<AssistantMessage>,
+): Figures => {
+  const expected = reference(messages)
+  if (!isDeepStrictEqual(subject(messages), expected)) throw new Error("the subject's output differs from the reference's")
+  // One sample per pair of rounds: reference then subject, then subject then
+  // reference, so whichever side pays for running second does so equally.
   const ref: Array<number> = []
   const sub: Array<number> = []
-  for (let round = 0; round < WARMUP + ROUNDS; round++) {
-    const r = time(() => (sink += reference(messages).length))
-    const s = time(() => (sink += subject(messages).length))
-    if (round >= WARMUP) {
-      ref.push(r)
-      sub.push(s)
+  const ratios: Array<number> = []
+  for (let pair = 0; pair < WARMUP + ROUNDS; pair++) {
+    const r1 = time(() => (sink += reference(messages).length))
+    const s1 = time(() => (sink += subject(messages).length))
+    const s2 = time(() => (sink += subject(messages).length))
+    const r2 = time(() => (sink += reference(messages).length))
+    if (pair >= WARMUP) {
+      ref.push((r1 + r2) / 2)
+      sub.push((s1 + s2) / 2)
+      ratios.push((s1 + s2) / (r1 + r2))
     }
   }
-  const perRef = best(ref) / messages.length
-  const perSub = best(sub) / messages.length
-  console.log(
-    `${name.padEnd(14)} ${perSub.toFixed(0).padStart(6)} ns/message   reference ${perRef.toFixed(0).padStart(6)} ns/message   ratio ${
-      (perSub / perRef).toFixed(2)
-    }`,
-  )
-  return perSub / perRef
+  if (process.env["BENCH_DEBUG"]) {
+    console.error(ratios.map((x) => x.toFixed(2)).join(" "))
+    console.error(sub.map((x) => (x / messages.length).toFixed(0)).join(" "))
+    console.error(ref.map((x) => (x / messages.length).toFixed(0)).join(" "))
+  }
+  return { subject: median(sub) / messages.length, reference: median(ref) / messages.length, ratio: median(ratios) }
 }
-
-const expectApis = (expected: (i: number) => string) => (out: Array<AssistantMessage>) => {
-  out.forEach((m, i) => {
-    if (m.api !== expected(i)) throw new Error(`message ${i}: api ${m.api}, expected ${expected(i)}`)
-  })
-}
-
-console.log(`reconstructing ${N} assistant messages (CPU time, best of ${ROUNDS} rounds)`)
-const valids = Array.from({ length: N }, (_, n) => valid(n))
-const legacies = Array.from({ length: N }, (_, n) => legacy(n))
-const mixed = Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : legacy(n)))
-const allNative = expectApis(() => "anthropic-messages")
-const allForeign = expectApis(() => "turnlog-foreign")
-const alternating = expectApis((i) => (i % 2 === 0 ? "anthropic-messages" : "turnlog-foreign"))
-const validRatio = compare("valid", valids, allNative)
-const legacyRatio = compare("legacy", legacies, allForeign)
-const mixedRatio = compare("mixed", mixed, alternating)
-compare("valid codec", valids, allNative, codecOnly)
-compare("legacy codec", legacies, allForeign, codecOnly)
 
 // ---------------------------------------------------------------- growing session
 
@@ -229,40 +233,99 @@ const userAt = (step: number): Message => ({
   content: [{ type: "text", text: `question ${step}` }],
   source: { kind: "user" },
 })
-const session = Array.from({ length: 1_000 }, (_, step) => [userAt(step), valid(step)]).flat()
-const upTo = (step: number) => session.slice(0, step * 2)
 const SAMPLES = 201
 
 /** One request's reconstruction at `step`, the session memo warmed by the requests before it. */
-const perRequest = (step: number): number => {
+const perRequest = (session: ReadonlyArray<Message>, step: number): number => {
   const samples: Array<number> = []
-  const before = upTo(step - 1)
-  const now = upTo(step)
+  const before = session.slice(0, (step - 1) * 2)
+  const now = session.slice(0, step * 2)
   for (let i = 0; i < SAMPLES; i++) {
     const memo = SessionHistory.make(PiAiReplay.codec)
     Effect.runSync(memo.reconstruct(before, options))
     const start = process.hrtime.bigint()
     sink += Effect.runSync(memo.reconstruct(now, options)).length
-    // Wall time: one request is microseconds, below the CPU clock's resolution.
     samples.push(Number(process.hrtime.bigint() - start))
   }
   return median(samples)
 }
 
-perRequest(100)
-perRequest(1_000)
-const at100 = perRequest(100)
-const at1000 = perRequest(1_000)
-console.log(
-  `session  step 100 ${(at100 / 1000).toFixed(1)} µs/request   step 1,000 ${(at1000 / 1000).toFixed(1)} µs/request   ratio ${
-    (at1000 / at100).toFixed(2)
-  }`,
-)
+interface SessionFigures {
+  readonly at100: number
+  readonly at1000: number
+}
 
-const verdict = (ok: boolean) => (ok ? "ok" : "MISSED")
-console.log(
-  `targets: valid ≤ 1.3 ${verdict(validRatio <= 1.3)}, legacy ≤ 2 ${verdict(legacyRatio <= 2)}, mixed ≤ 2 ${
-    verdict(mixedRatio <= 2)
-  }, session flat (≤ 1.5) ${verdict(at1000 / at100 <= 1.5)}`,
-)
-if (sink < 0) console.log(sink)
+/** The two steps alternate over rounds, and the figure of each is the median of its rounds. */
+const growingSession = (): SessionFigures => {
+  const session = Array.from({ length: 1_000 }, (_, step) => [userAt(step), valid(step)]).flat()
+  const at100: Array<number> = []
+  const at1000: Array<number> = []
+  for (let round = 0; round < 2 + 7; round++) {
+    const a = perRequest(session, 100)
+    const b = perRequest(session, 1_000)
+    if (round >= 2) {
+      at100.push(a)
+      at1000.push(b)
+    }
+  }
+  return { at100: median(at100), at1000: median(at1000) }
+}
+
+// ---------------------------------------------------------------- one workload per process
+
+const workloads: Record<string, () => Figures | SessionFigures> = {
+  valid: () => compare(Array.from({ length: N }, (_, n) => valid(n)), reconstruct),
+  legacy: () => compare(Array.from({ length: N }, (_, n) => legacy(n)), reconstruct),
+  mixed: () => compare(Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : legacy(n))), reconstruct),
+  "valid codec": () => compare(Array.from({ length: N }, (_, n) => valid(n)), codecOnly),
+  "legacy codec": () => compare(Array.from({ length: N }, (_, n) => legacy(n)), codecOnly),
+  session: growingSession,
+}
+
+const child = (name: string): Figures | SessionFigures => {
+  // Collection on the measuring thread only: parallel scavenger threads on a
+  // shared two-core machine stall the main thread for as long as the slowest
+  // helper waits for a core, the main source of round-to-round spread.
+  const args = [...process.execArgv, "--single-threaded-gc", fileURLToPath(import.meta.url), name]
+  const run = spawnSync(process.execPath, args, {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+  if (run.status !== 0) throw new Error(`workload ${name} failed (exit ${run.status})`)
+  return JSON.parse(run.stdout.trim().split("\n").pop()!) as Figures | SessionFigures
+}
+
+const only = process.argv[2]
+if (only !== undefined) {
+  const workload = workloads[only]
+  if (workload === undefined) throw new Error(`unknown workload ${only}; one of ${Object.keys(workloads).join(", ")}`)
+  const figures = workload()
+  console.log(JSON.stringify(figures))
+  if (sink < 0) console.log(sink)
+} else {
+  console.log(
+    `reconstructing ${N} assistant messages (wall time, median of ${ROUNDS} alternating pairs of rounds, one process per workload)`,
+  )
+  const ratios: Record<string, number> = {}
+  for (const name of ["valid", "legacy", "mixed", "valid codec", "legacy codec"]) {
+    const f = child(name) as Figures
+    ratios[name] = f.ratio
+    console.log(
+      `${name.padEnd(14)} ${f.subject.toFixed(0).padStart(6)} ns/message   reference ${
+        f.reference.toFixed(0).padStart(6)
+      } ns/message   ratio ${f.ratio.toFixed(2)}`,
+    )
+  }
+  const { at100, at1000 } = child("session") as SessionFigures
+  console.log(
+    `session  step 100 ${(at100 / 1000).toFixed(1)} µs/request   step 1,000 ${(at1000 / 1000).toFixed(1)} µs/request   ratio ${
+      (at1000 / at100).toFixed(2)
+    }`,
+  )
+  const verdict = (ok: boolean) => (ok ? "ok" : "MISSED")
+  console.log(
+    `targets: valid ≤ 1.3 ${verdict(ratios["valid"]! <= 1.3)}, legacy ≤ 2 ${verdict(ratios["legacy"]! <= 2)}, mixed ≤ 2 ${
+      verdict(ratios["mixed"]! <= 2)
+    }, session flat (≤ 1.5) ${verdict(at1000 / at100 <= 1.5)}`,
+  )
+}
