@@ -8,9 +8,7 @@
  * provider-neutral conversion and reports one diagnostic. Any other failure
  * propagates.
  */
-import { type Cause, Effect, Exit, type Types } from "effect"
-
-type Mutable<T> = Types.Mutable<T>
+import { type Cause, Effect, Exit } from "effect"
 import type { Message, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
 import type { InvalidReplayState, ReplayCodec, ReplayDiagnostic } from "./Replay.js"
 import { INVALID_REPLAY_STATE } from "./Replay.js"
@@ -74,17 +72,24 @@ const lastRoute = (message: Message): string => {
   return lastRouteString
 }
 
-const diagnosticFor = (message: Message, error: InvalidReplayState, options: ReconstructOptions): ReplayDiagnostic => {
-  const diagnostic: Mutable<ReplayDiagnostic> = {
-    code: INVALID_REPLAY_STATE,
-    messageId: message.id,
-    historicalRoute: lastRoute(message),
-    targetRoute: options.targetRoute,
-    reason: error.reason,
-  }
-  if (options.sessionId !== undefined) diagnostic.sessionId = options.sessionId
-  return diagnostic
-}
+// One literal per shape (with or without a session id), never a property added later.
+const diagnosticFor = (message: Message, error: InvalidReplayState, options: ReconstructOptions): ReplayDiagnostic =>
+  options.sessionId === undefined
+    ? {
+      code: INVALID_REPLAY_STATE,
+      messageId: message.id,
+      historicalRoute: lastRoute(message),
+      targetRoute: options.targetRoute,
+      reason: error.reason,
+    }
+    : {
+      code: INVALID_REPLAY_STATE,
+      sessionId: options.sessionId,
+      messageId: message.id,
+      historicalRoute: lastRoute(message),
+      targetRoute: options.targetRoute,
+      reason: error.reason,
+    }
 
 /**
  * One assistant message in native form. A message without replay state is
@@ -124,7 +129,10 @@ const run = <Native>(
   options: ReconstructOptions,
   cache: Map<MessageId, Native> | undefined,
 ): Effect.Effect<Array<Native>> => {
-  const out: Array<Native> = []
+  // Sized for every message and trimmed once: pushing would regrow (and copy) a long history's array.
+  // (Past the engine's fast-array limit a pre-sized array would be a dictionary: grow those instead.)
+  const out: Array<Native> = messages.length <= 50_000 ? new Array(messages.length) : []
+  let n = 0
   let diagnostics: Array<ReplayDiagnostic> | undefined
   // Positions whose codec answered with a running effect: resolved after the loop.
   let pending: Array<readonly [number, Message]> | undefined
@@ -134,7 +142,7 @@ const run = <Native>(
     if (cache !== undefined) {
       const hit = cache.get(m.id)
       if (hit !== undefined) {
-        out.push(hit)
+        out[n++] = hit
         continue
       }
     }
@@ -144,8 +152,7 @@ const run = <Native>(
     } else {
       const decoded = completed(codec.decode(m))
       if (decoded === undefined || (decoded._tag === "Failure" && decoded.cause._tag !== "Fail")) {
-        ;(pending ??= []).push([out.length, m])
-        out.push(undefined as Native) // filled in below, in order
+        ;(pending ??= []).push([n++, m]) // filled in below, in order
         continue
       }
       if (decoded._tag === "Success") {
@@ -156,8 +163,9 @@ const run = <Native>(
       }
     }
     cache?.set(m.id, native)
-    out.push(native)
+    out[n++] = native
   }
+  if (n < out.length) out.length = n
   if (pending === undefined && diagnostics === undefined) return Effect.succeed(out)
   const slow = pending === undefined ? Effect.void : Effect.forEach(pending, ([i, m]) =>
     Effect.map(reconstructMessage(m, codec, options), (native) => {

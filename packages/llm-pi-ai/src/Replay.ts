@@ -92,11 +92,6 @@ const isGoogleApi = (api: string) => api === "google-generative-ai" || api === "
 // What pi-ai's Google converter accepts as a thought signature (bytes on the wire).
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
-/** A signature check's reason, kept apart from the signature (also a string). */
-class Fail {
-  constructor(readonly reason: string) {}
-}
-
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const zeroUsage = (): Usage => ({
@@ -129,13 +124,10 @@ const isJsonObjectText = (text: string): boolean => {
 
 const isBase64 = (text: string): boolean => text.length % 4 === 0 && BASE64.test(text)
 
-/** A signature field: absent, or a string (an empty one counts as absent). */
-const signatureOf = (value: unknown, field: string, index: number): string | undefined | Fail =>
-  value === undefined || value === ""
-    ? undefined
-    : typeof value === "string"
-    ? value
-    : new Fail(`block ${index} entry ${field} is not a string`)
+/** A signature field's value is absent, or a string (an empty one counts as absent). */
+const isSignature = (value: unknown): value is string | undefined => value === undefined || typeof value === "string"
+const signatureOrUndefined = (value: string | undefined): string | undefined => value === "" ? undefined : value
+const notString = (field: string, index: number): string => `block ${index} entry ${field} is not a string`
 
 /** What a per-block entry may hold; every field is checked before use. */
 interface Entry {
@@ -194,7 +186,9 @@ const rebuild = (message: Message): AssistantMessage | string => {
   }
   const responsesApi = isResponsesApi(api)
   const googleApi = isGoogleApi(api)
-  const content: Array<NativeBlock> = []
+  // Exactly as long as the durable content: a growing array would over-allocate its backing store, and
+  // these arrays live as long as the session's memo.
+  const content: Array<NativeBlock> = new Array(blocks.length)
   for (let i = 0; i < blocks.length; i++) {
     const candidate: unknown = entries[i]
     if (!isRecord(candidate)) return `block ${i} entry is not an object`
@@ -203,22 +197,22 @@ const rebuild = (message: Message): AssistantMessage | string => {
     const block = blocks[i]!
     switch (type) {
       case "text": {
-        const signature = signatureOf(entry.textSignature, "textSignature", i)
-        if (signature instanceof Fail) return signature.reason
+        const raw = entry.textSignature
+        if (!isSignature(raw)) return notString("textSignature", i)
+        const signature = signatureOrUndefined(raw)
         if (block.type !== "text") return `block ${i} is ${block.type} but its entry is text`
         if (googleApi && signature !== undefined && !isBase64(signature)) {
           return `block ${i}: google thought signature is not base64`
         }
-        content.push(
-          signature === undefined
-            ? { type: "text", text: block.text }
-            : { type: "text", text: block.text, textSignature: signature },
-        )
+        content[i] = signature === undefined
+          ? { type: "text", text: block.text }
+          : { type: "text", text: block.text, textSignature: signature }
         break
       }
       case "reasoning": {
-        const signature = signatureOf(entry.thinkingSignature, "thinkingSignature", i)
-        if (signature instanceof Fail) return signature.reason
+        const raw = entry.thinkingSignature
+        if (!isSignature(raw)) return notString("thinkingSignature", i)
+        const signature = signatureOrUndefined(raw)
         const redacted = entry.redacted
         if (redacted !== undefined && typeof redacted !== "boolean") {
           return `block ${i} entry redacted is not a boolean`
@@ -226,50 +220,67 @@ const rebuild = (message: Message): AssistantMessage | string => {
         if (block.type !== "reasoning") return `block ${i} is ${block.type} but its entry is reasoning`
         if (signature === undefined) {
           if (redacted === true) return `block ${i}: redacted reasoning has no signature`
-          content.push({ type: "thinking", thinking: block.text })
+          content[i] = { type: "thinking", thinking: block.text }
           break
         }
         if (responsesApi && !isJsonObjectText(signature)) {
           return `block ${i}: ${api} reasoning signature is not a JSON object`
         }
         if (googleApi && !isBase64(signature)) return `block ${i}: google thought signature is not base64`
-        content.push(
-          redacted === true
-            ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
-            : { type: "thinking", thinking: block.text, thinkingSignature: signature },
-        )
+        content[i] = redacted === true
+          ? { type: "thinking", thinking: block.text, thinkingSignature: signature, redacted: true }
+          : { type: "thinking", thinking: block.text, thinkingSignature: signature }
         break
       }
       case "tool-call": {
-        const signature = signatureOf(entry.thoughtSignature, "thoughtSignature", i)
-        if (signature instanceof Fail) return signature.reason
+        const raw = entry.thoughtSignature
+        if (!isSignature(raw)) return notString("thoughtSignature", i)
+        const signature = signatureOrUndefined(raw)
         if (block.type !== "tool-call") return `block ${i} is ${block.type} but its entry is tool-call`
         if (googleApi && signature !== undefined && !isBase64(signature)) {
           return `block ${i}: google thought signature is not base64`
         }
-        const call: ToolCall = { type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) }
-        if (signature !== undefined) call.thoughtSignature = signature
-        content.push(call)
+        const args = parseArguments(block.arguments)
+        content[i] = signature === undefined
+          ? { type: "toolCall", id: block.id, name: block.name, arguments: args }
+          : { type: "toolCall", id: block.id, name: block.name, arguments: args, thoughtSignature: signature }
         break
       }
       default:
         return `block ${i} entry has unknown type ${JSON.stringify(type)}`
     }
   }
-  const native: AssistantMessage = {
-    role: "assistant",
-    content,
-    api,
-    provider,
-    model,
-    usage: zeroUsage(),
-    stopReason,
-    timestamp: 0,
-  }
-  if (responseModel !== undefined) native.responseModel = responseModel
-  if (responseId !== undefined) native.responseId = responseId
-  return native
+  return nativeMessage(content, api, provider, model, stopReason, responseModel, responseId)
 }
+
+/** The native message in one literal per combination of the optional response ids (no property added later). */
+const nativeMessage = (
+  content: Array<NativeBlock>,
+  api: string,
+  provider: string,
+  model: string,
+  stopReason: StopReason,
+  responseModel: string | undefined,
+  responseId: string | undefined,
+): AssistantMessage =>
+  responseModel === undefined
+    ? responseId === undefined
+      ? { role: "assistant", content, api, provider, model, usage: zeroUsage(), stopReason, timestamp: 0 }
+      : { role: "assistant", content, api, provider, model, responseId, usage: zeroUsage(), stopReason, timestamp: 0 }
+    : responseId === undefined
+    ? { role: "assistant", content, api, provider, model, responseModel, usage: zeroUsage(), stopReason, timestamp: 0 }
+    : {
+      role: "assistant",
+      content,
+      api,
+      provider,
+      model,
+      responseModel,
+      responseId,
+      usage: zeroUsage(),
+      stopReason,
+      timestamp: 0,
+    }
 
 /**
  * Provider-neutral conversion from durable content alone: an api that is no
@@ -277,24 +288,29 @@ const rebuild = (message: Message): AssistantMessage | string => {
  * original model could use.
  */
 export const foreign = (message: Message): AssistantMessage => {
-  const content: Array<NativeBlock> = []
+  const blocks = message.content
+  // Sized up front like `rebuild`'s; trimmed only if the content holds tool results.
+  const content: Array<NativeBlock> = new Array(blocks.length)
+  let n = 0
   let toolCalls = false
-  for (const block of message.content) {
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!
     switch (block.type) {
       case "text":
-        content.push({ type: "text", text: block.text })
+        content[n++] = { type: "text", text: block.text }
         break
       case "reasoning":
-        content.push({ type: "thinking", thinking: block.text })
+        content[n++] = { type: "thinking", thinking: block.text }
         break
       case "tool-call":
         toolCalls = true
-        content.push({ type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) })
+        content[n++] = { type: "toolCall", id: block.id, name: block.name, arguments: parseArguments(block.arguments) }
         break
       case "tool-result":
         break
     }
   }
+  if (n < blocks.length) content.length = n
   const source = message.source
   return {
     role: "assistant",
