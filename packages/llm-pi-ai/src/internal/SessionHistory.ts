@@ -15,7 +15,11 @@ import { History, type ReplayCodec } from "@turnlog/history"
 import type { Message, MessageId } from "@turnlog/protocol"
 
 export interface SessionHistory<Native> {
-  /** The native form of each assistant message of `messages`, in order. */
+  /**
+   * The native form of each assistant message of `messages`, in order. Read it
+   * before the next call: while the history only grows, the next call appends
+   * to the same array (an earlier answer stays its prefix) instead of copying.
+   */
   readonly reconstruct: (
     messages: ReadonlyArray<Message>,
     options: History.ReconstructOptions,
@@ -27,7 +31,9 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
   let seen = 0
   let firstId: MessageId | undefined
   let lastId: MessageId | undefined
-  let natives: ReadonlyArray<Native> = []
+  // Owned and only ever appended to while the history extends, so a request
+  // costs what is new: an earlier answer stays a valid prefix of this array.
+  let natives: Array<Native> = []
 
   const reconstruct = (messages: ReadonlyArray<Message>, options: History.ReconstructOptions) =>
     Effect.suspend(() => {
@@ -35,7 +41,8 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
         messages[seen - 1]!.id === lastId
       const from = extendsLast ? seen : 0
       return Effect.map(reconstructor.all(from === 0 ? messages : messages.slice(from), options), (added) => {
-        natives = from === 0 ? added : added.length === 0 ? natives : natives.concat(added)
+        if (from === 0) natives = added
+        else for (let i = 0; i < added.length; i++) natives.push(added[i]!)
         seen = messages.length
         firstId = messages[0]?.id
         lastId = messages[messages.length - 1]?.id
