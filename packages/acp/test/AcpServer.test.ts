@@ -61,7 +61,7 @@ const client = <T>(
 const init = (ctx: acp.ClientContext) =>
   ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
 
-const newSession = async (ctx: acp.ClientContext, cwd = "/work/project") =>
+const newSession = async (ctx: acp.ClientContext, cwd = "/home/ada/project") =>
   (await ctx.request("session/new", { cwd, mcpServers: [] })).sessionId
 
 const rejection = (promise: Promise<unknown>) =>
@@ -112,7 +112,7 @@ describe("session/new", () => {
     await client(h.wire, async (ctx) => {
       await init(ctx)
       await ctx.request("session/new", {
-        cwd: "/work/project",
+        cwd: "/home/ada/project",
         mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }],
       })
     })
@@ -143,7 +143,7 @@ describe("session/prompt", () => {
         sessionId,
         prompt: [
           { type: "text", text: "What is in a.txt?" },
-          { type: "resource", resource: { uri: "file:///work/project/b.txt", text: "bee" } },
+          { type: "resource", resource: { uri: "file:///home/ada/project/b.txt", text: "bee" } },
         ],
       })
       return [response, updates.map((u) => u.update)] as const
@@ -160,7 +160,7 @@ describe("session/prompt", () => {
         kind: "read",
         status: "pending",
         rawInput: { path: "a.txt" },
-        locations: [{ path: "/work/project/a.txt" }],
+        locations: [{ path: "/home/ada/project/a.txt" }],
       },
       { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
       {
@@ -175,7 +175,7 @@ describe("session/prompt", () => {
       sessionId: "session-1",
       content: [
         { type: "text", text: "What is in a.txt?" },
-        { type: "text", text: '<resource uri="file:///work/project/b.txt">\nbee\n</resource>' },
+        { type: "text", text: '<resource uri="file:///home/ada/project/b.txt">\nbee\n</resource>' },
       ],
     }])
   })
@@ -342,7 +342,7 @@ describe("session/load", () => {
   const sid = SessionId.make("20250101T000000-abcdef12")
   const t = "2025-01-01T00:00:00.000Z"
   const stored: SessionStore.LoadedSession = {
-    header: { type: "session", version: 1, id: sid, createdAt: t, cwd: "/work/project" },
+    header: { type: "session", version: 1, id: sid, createdAt: t, cwd: "/home/ada/project" },
     recovery: {},
     events: [
       { seq: 1, time: t, type: "turn/start", data: {} },
@@ -413,7 +413,7 @@ describe("session/load", () => {
     const h = await start([play([end("completed")])], new Map([[sid, stored]]))
     const [beforeAnswer, response] = await client(h.wire, async (ctx, updates) => {
       await init(ctx)
-      await ctx.request("session/load", { sessionId: sid, cwd: "/work/project", mcpServers: [] })
+      await ctx.request("session/load", { sessionId: sid, cwd: "/home/ada/project", mcpServers: [] })
       const beforeAnswer = updates.map((u) => u.update)
       const response = await ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "x" }] })
       return [beforeAnswer, response] as const
@@ -429,7 +429,7 @@ describe("session/load", () => {
         kind: "search",
         status: "completed",
         rawInput: { path: "." },
-        locations: [{ path: "/work/project" }],
+        locations: [{ path: "/home/ada/project" }],
         content: [{ type: "content", content: { type: "text", text: "a.txt" } }],
       },
       {
@@ -449,7 +449,7 @@ describe("session/load", () => {
     const h = await start([])
     const error = await client(h.wire, async (ctx) => {
       await init(ctx)
-      return rejection(ctx.request("session/load", { sessionId: "gone", cwd: "/work/project", mcpServers: [] }))
+      return rejection(ctx.request("session/load", { sessionId: "gone", cwd: "/home/ada/project", mcpServers: [] }))
     })
     expect(error).toEqual({ code: -32002, message: "session gone not found" })
   })

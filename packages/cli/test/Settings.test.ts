@@ -32,7 +32,7 @@ describe("resolveSettings", () => {
       store: "jsonl",
       config: {},
     })
-    expect((await Effect.runPromise(resolveSettings(none, { TURNLOG_HOME: "rel" }, "/work"))).home).toBe("/work/rel")
+    expect((await Effect.runPromise(resolveSettings(none, { TURNLOG_HOME: "rel" }, "/home/ada"))).home).toBe("/home/ada/rel")
     writeFileSync(join(home, "config.json"), JSON.stringify({ model: "openai/gpt-5-mini", scriptedModel: "m.jsonl" }))
     expect(await Effect.runPromise(resolveSettings({ ...none, home: Option.some(home) }, {}, "/work"))).toEqual({
       home,
