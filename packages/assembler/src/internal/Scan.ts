@@ -7,7 +7,8 @@
  *   appearance, so each block keeps the position of the last link met;
  * - the first `block-end` wins: the last one met wins, and once one is met the
  *   block's deltas no longer matter — those after it are ignored, those before
- *   it superseded — so nothing is concatenated for a block that ended;
+ *   it superseded — so nothing is concatenated for a block that ended, and a
+ *   run of its earlier deltas and starts is stepped over by their codes alone;
  * - an open block's kind is its first chunk's: the last link met sets it, and
  *   deltas are gathered per kind until then (a delta of another kind than its
  *   block's does not count);
@@ -34,6 +35,7 @@ import {
   TOOL_CALL,
   USAGE,
   valueOf,
+  WIDE,
 } from "./Trail.js"
 
 // V8 cannot build a longer string (2^29 - 24 on 64-bit builds); past it `+`
@@ -171,6 +173,19 @@ export const scan = (head: Link): Pass => {
         slot.text = slot.reasoning = slot.arguments = ""
         break
       }
+    }
+    if (slot.closed !== undefined && index < WIDE) {
+      // The deltas and starts of an ended block before this link no longer
+      // count (its kind and content are its block-end's): only their place
+      // does, so a run of them is stepped over reading codes alone. A
+      // block-end among them stops the run: the earliest one wins.
+      for (let before = link.previous!;; before = before.previous!) {
+        const code = before.code
+        if (code >>> 4 !== index || (code & 7) >= END) break
+        link = before
+        met++
+      }
+      slot.first = met
     }
   }
   byIndex = undefined

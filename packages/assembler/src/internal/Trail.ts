@@ -43,7 +43,7 @@ export type Kind = typeof TEXT | typeof REASONING | typeof TOOL_CALL
 // assembled, so the size of a link is most of what a step costs.
 const MEMO = 8
 /** Indices from here on are kept beside the value, so that codes stay small integers. */
-const WIDE = 2 ** 27 - 1
+export const WIDE = 2 ** 27 - 1
 
 /** The value of a link whose index is too large to pack. */
 class Wide {
