@@ -184,7 +184,7 @@ export const reconstruct = <Native>(
 ): Effect.Effect<Array<Native>> => Effect.suspend(() => run(messages, codec, options, undefined))
 
 export interface Reconstructor<Native> {
-  /** Native form of one assistant message, decoded (and diagnosed) once per message id. */
+  /** Native form of one assistant message (only assistant messages have one), decoded (and diagnosed) once per message id. */
   readonly message: (message: Message, options: ReconstructOptions) => Effect.Effect<Native>
   /** Every assistant message of `messages`, in order. */
   readonly all: (messages: ReadonlyArray<Message>, options: ReconstructOptions) => Effect.Effect<Array<Native>>
