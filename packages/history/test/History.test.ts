@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { CallId, makeToolResult, type Message, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
-import { History, InvalidReplayState, type ReplayCodec, type ReplayDiagnostic } from "@turnlog/history"
+import { History, InvalidReplayState, type ReplayCodec, type ReplayDiagnostic, SHARED_REASONS } from "@turnlog/history"
 
 const user = (id: string, text: string): Message => ({
   id: MessageId.make(id),
@@ -33,7 +33,7 @@ const makeCodec = (mode: "sync" | "async" = "sync") => {
       decoded.push(m.id)
       const state = m.source.kind === "model" ? m.source.replayState : undefined
       const ok = typeof state === "object" && state !== null && (state as { ok?: unknown }).ok === true
-      const error = new InvalidReplayState({ messageId: m.id, reason: `unusable state ${JSON.stringify(state)}` })
+      const error = new InvalidReplayState({ reason: `unusable state ${JSON.stringify(state)}` })
       const native: Native = { via: "native", id: m.id }
       // sync: completed Exit values (the fast path); async: effects that must run
       return mode === "sync"
@@ -154,4 +154,37 @@ describe("History.makeReconstructor", () => {
       expect(yield* reconstructor.message(grown[1]!, options)).toEqual({ via: "foreign", id: "a1" })
       expect(decoded).toHaveLength(3)
     }))
+})
+
+describe("InvalidReplayState.fail", () => {
+  it.effect("is one shared completed failure per reason, recoverable by tag, and each degraded message still gets its own diagnostic", () =>
+    Effect.gen(function*() {
+      const legacy = InvalidReplayState.fail("legacy state")
+      expect(InvalidReplayState.fail("legacy state")).toBe(legacy)
+      expect(InvalidReplayState.fail("another reason")).not.toBe(legacy)
+      expect(Exit.isFailure(legacy) && Cause.failureOption(legacy.cause)).toEqual(
+        Option.some(new InvalidReplayState({ reason: "legacy state" })),
+      )
+      // as an effect, recovered by its tag like any other failure
+      expect(yield* Effect.catchTag(legacy, "InvalidReplayState", (e) => Effect.succeed(e.reason))).toBe("legacy state")
+
+      const codec: ReplayCodec<Native> = {
+        kind: "toy",
+        decode: () => InvalidReplayState.fail("legacy state"),
+        foreign: (m) => ({ via: "foreign", id: m.id }),
+      }
+      const { seen, options } = collecting()
+      const natives = yield* History.reconstruct([assistant("a1", "x", {}), assistant("a2", "y", {})], codec, options)
+      expect(natives).toEqual([{ via: "foreign", id: "a1" }, { via: "foreign", id: "a2" }])
+      expect(seen.map((d) => [d.messageId, d.reason])).toEqual([["a1", "legacy state"], ["a2", "legacy state"]])
+    }))
+
+  it("stops sharing past SHARED_REASONS distinct reasons, still answering each with its reason", () => {
+    for (let i = 0; i < SHARED_REASONS + 10; i++) InvalidReplayState.fail(`reason ${i}`)
+    const late = InvalidReplayState.fail("a reason first seen late")
+    expect(InvalidReplayState.fail("a reason first seen late")).not.toBe(late)
+    expect(Exit.isFailure(late) && Cause.failureOption(late.cause)).toEqual(
+      Option.some(new InvalidReplayState({ reason: "a reason first seen late" })),
+    )
+  })
 })

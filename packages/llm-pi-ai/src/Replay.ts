@@ -329,9 +329,7 @@ export const codec: ReplayCodec<AssistantMessage> = {
   kind: KIND,
   decode: (message) => {
     const result = rebuild(message)
-    return typeof result === "string"
-      ? Exit.fail(new InvalidReplayState({ messageId: message.id, reason: result }))
-      : Exit.succeed(result)
+    return typeof result === "string" ? InvalidReplayState.fail(result) : Exit.succeed(result)
   },
   foreign,
 }
@@ -348,6 +346,6 @@ export const toPiAssistant = (
   if (message.source.kind !== "model" || message.source.replayState === undefined) return foreign(message)
   const result = rebuild(message)
   if (typeof result !== "string") return result
-  onDegrade?.(new InvalidReplayState({ messageId: message.id, reason: result }))
+  onDegrade?.(new InvalidReplayState({ reason: result }))
   return foreign(message)
 }

@@ -230,13 +230,13 @@ describe("PiAiReplay: provider-neutral conversion", () => {
   it("toPiAssistant: native when usable, neutral (and told why) when not, neutral silently without state", () => {
     const original = piAssistant([{ type: "thinking", thinking: "t", thinkingSignature: "sig" }, { type: "text", text: "a" }])
     const stored = assistantMessage("good", durableBlocks(original), PiAiReplay.toReplayState(original))
-    const degraded: Array<InvalidReplayState> = []
-    expect(PiAiReplay.toPiAssistant(stored, (e) => degraded.push(e))).toEqual(original)
+    const degraded: Array<readonly [string, InvalidReplayState]> = []
+    const recover = (m: Message) => PiAiReplay.toPiAssistant(m, (e) => degraded.push([m.id, e]))
+    expect(recover(stored)).toEqual(original)
 
-    const legacy = assistantMessage("old", [text("a")], { kind: "pi-ai", version: 1, blocks: [] })
-    expect(PiAiReplay.toPiAssistant(legacy, (e) => degraded.push(e)).api).toBe("turnlog-foreign")
-    expect(PiAiReplay.toPiAssistant(assistantMessage("none", [text("a")]), (e) => degraded.push(e)).api).toBe("turnlog-foreign")
-    expect(degraded.map((e) => [e.messageId, e.reason])).toEqual([["old", "legacy flat version-1 pi-ai state"]])
+    expect(recover(assistantMessage("old", [text("a")], { kind: "pi-ai", version: 1, blocks: [] })).api).toBe("turnlog-foreign")
+    expect(recover(assistantMessage("none", [text("a")])).api).toBe("turnlog-foreign")
+    expect(degraded.map(([id, e]) => [id, e._tag, e.reason])).toEqual([["old", "InvalidReplayState", "legacy flat version-1 pi-ai state"]])
   })
 
   it("through the reconstructor: a legacy message goes neutral with one diagnostic, the rest native", async () => {
