@@ -47,18 +47,24 @@ export const WIDE = 2 ** 27 - 1
 
 /** The value of a link whose index is too large to pack. */
 class Wide {
-  constructor(
-    readonly index: number,
-    readonly value: unknown,
-  ) {}
+  // Declared and set in the constructor (see `Link` for why).
+  declare readonly index: number
+  declare readonly value: unknown
+  constructor(index: number, value: unknown) {
+    this.index = index
+    this.value = value
+  }
 }
 
 /** The value of a link whose state has been assembled, with that assembly. */
 class Memo {
-  constructor(
-    readonly value: unknown,
-    readonly assembled: unknown,
-  ) {}
+  // Declared and set in the constructor (see `Link` for why).
+  declare readonly value: unknown
+  declare readonly assembled: unknown
+  constructor(value: unknown, assembled: unknown) {
+    this.value = value
+    this.assembled = assembled
+  }
 }
 
 /**
@@ -127,38 +133,56 @@ const kindOf = (type: unknown): Kind | -1 =>
 export const extend = (link: Link, chunk: StreamChunk): Link => {
   if (typeof chunk !== "object" || chunk === null) return link
   // Fields are read per case, once the type is known: each read then meets one
-  // chunk shape, which keeps the step as cheap as the chunk read itself.
+  // chunk shape, which keeps the step as cheap as the chunk read itself. The
+  // link is made in one place below: one construction site is one the engine
+  // inlines, where seven would outgrow what it inlines into a caller's loop.
+  let op: number
+  let index: unknown = 0
+  let value: unknown
   switch (chunk.type) {
-    case "text-delta": {
-      const { index, text } = chunk
-      return typeof text === "string" && isIndex(index) ? new Link(link, TEXT, index, text) : link
-    }
-    case "reasoning-delta": {
-      const { index, text } = chunk
-      return typeof text === "string" && isIndex(index) ? new Link(link, REASONING, index, text) : link
-    }
-    case "tool-call-delta": {
-      const { argumentsDelta, index } = chunk
-      return typeof argumentsDelta === "string" && isIndex(index) ? new Link(link, TOOL_CALL, index, chunk) : link
-    }
-    case "block-start": {
-      const { blockType, index } = chunk
-      const kind = kindOf(blockType)
-      return kind >= 0 && isIndex(index) ? new Link(link, START, index, kind) : link
-    }
-    case "block-end": {
-      const index = chunk.index
-      return isIndex(index) ? new Link(link, END, index, chunk.block) : link
-    }
+    case "text-delta":
+      op = TEXT
+      index = chunk.index
+      value = chunk.text
+      if (typeof value !== "string") return link
+      break
+    case "reasoning-delta":
+      op = REASONING
+      index = chunk.index
+      value = chunk.text
+      if (typeof value !== "string") return link
+      break
+    case "tool-call-delta":
+      op = TOOL_CALL
+      index = chunk.index
+      if (typeof chunk.argumentsDelta !== "string") return link
+      value = chunk
+      break
+    case "block-start":
+      op = START
+      index = chunk.index
+      value = kindOf(chunk.blockType)
+      if (value === -1) return link
+      break
+    case "block-end":
+      op = END
+      index = chunk.index
+      value = chunk.block
+      break
     case "usage":
-      return new Link(link, USAGE, 0, chunk.usage)
+      op = USAGE
+      value = chunk.usage
+      break
     case "finish":
-      return new Link(link, FINISH, 0, chunk)
+      op = FINISH
+      value = chunk
+      break
     default:
       // Compile-time exhaustiveness: a new chunk type must be handled above.
       // At run time, anything else a log may hold is ignored.
       return ignore(chunk, link)
   }
+  return isIndex(index) ? new Link(link, op, index, value) : link
 }
 
 const ignore = (_chunk: never, link: Link): Link => link
