@@ -1,7 +1,9 @@
 /**
  * The SQLite layer: `$TURNLOG_HOME/sessions.db` through `@effect/sql-sqlite-node`.
- * A `sessions` table (the header, plus the counters `list` shows, kept current
- * by each write), an `events (session_id, seq, type, time, data)` table keyed
+ * A `sessions` table (the header, plus what `list` shows: the turn count and
+ * first user message, updated by the writes that change them, and the time of
+ * the row's last change; `list` takes a session's last event time from its
+ * events), an `events (session_id, seq, type, time, data)` table keyed
  * by `(session_id, seq)` and a `leases` table for the one writer. WAL with
  * `synchronous=FULL`: a committed transaction is durable. Each flush is one
  * transaction that checks the stored next seq. The schema version is
@@ -164,34 +166,69 @@ export const makeSqlite = (options: SqliteOptions) =>
         return false
       })
 
-    const insertEvents = (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) =>
-      Effect.forEach(
-        Array.from({ length: Math.ceil(events.length / INSERT_ROWS) }, (_, i) => events.slice(i * INSERT_ROWS, (i + 1) * INSERT_ROWS)),
-        (batch) =>
-          sql`INSERT INTO events ${
-            sql.insert(batch.map((event) => ({
-              session_id: id,
-              seq: event.seq,
-              type: event.type,
-              time: event.time,
-              data: JSON.stringify(event.data),
-            })))
-          }`,
-        { discard: true },
+    // One statement per up to INSERT_ROWS events, its text made once per row
+    // count. The statement checks the seq itself: its rows go in only if the
+    // first one's seq is the stored next seq, so a flush that changes nothing
+    // else on the session is this one statement (atomic on its own) — no
+    // separate read, and no transaction around it.
+    const insertText = new Map<number, string>()
+    const insertSql = (rows: number): string => {
+      let text = insertText.get(rows)
+      if (text === undefined) {
+        const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?)").join(", ")
+        text = `INSERT INTO events (session_id, seq, type, time, data) SELECT * FROM (VALUES ${values})
+          WHERE (SELECT coalesce(max(seq), 0) + 1 FROM events WHERE session_id = ?) = ?`
+        insertText.set(rows, text)
+      }
+      return text
+    }
+
+    /** The stored next seq of `id` did not match `gotSeq`: say what it is. */
+    const stale = (id: SessionId, gotSeq: number) =>
+      Effect.flatMap(
+        sql<{ readonly next: number }>`SELECT coalesce(max(seq), 0) + 1 AS next FROM events WHERE session_id = ${id}`,
+        ([row]) => new StaleWriter({ sessionId: id, expectedSeq: row?.next ?? 1, gotSeq }),
       )
+
+    const insertEvents = (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) =>
+      Effect.suspend(() => {
+        let effect: Effect.Effect<void, SqlError | StaleWriter> = Effect.void
+        for (let from = 0; from < events.length; from += INSERT_ROWS) {
+          const to = Math.min(events.length, from + INSERT_ROWS)
+          const params: Array<string | number> = new Array((to - from) * 5 + 2)
+          let p = 0
+          for (let i = from; i < to; i++) {
+            const event = events[i]!
+            params[p++] = id
+            params[p++] = event.seq
+            params[p++] = event.type
+            params[p++] = event.time
+            params[p++] = JSON.stringify(event.data)
+          }
+          const firstSeq = events[from]!.seq
+          params[p++] = id
+          params[p++] = firstSeq
+          const insert = Effect.flatMap(sql.unsafe(insertSql(to - from), params).raw, (result) =>
+            (result as { readonly changes: number }).changes === to - from ? Effect.void : stale(id, firstSeq))
+          effect = Effect.zipRight(effect, insert)
+        }
+        return effect
+      })
 
     const write = (
       id: SessionId,
       header: SessionLog.SessionHeader,
       events: ReadonlyArray<SessionLog.SessionEvent>,
       first: boolean,
-    ): Effect.Effect<void, StoreError> =>
-      sql.withTransaction(Effect.gen(function*() {
-        const last = events[events.length - 1]!
-        const turns = countTurns(events)
-        const title = firstTitle(events)
-        // Writing first takes the database's write lock before the seq is read.
-        if (first) {
+    ): Effect.Effect<void, StoreError> => {
+      const last = events[events.length - 1]!
+      const turns = countTurns(events)
+      const title = firstTitle(events)
+      // The session row changes only when what `list` keeps on it does (a turn
+      // starts, the first user message arrives): rewriting it on every flush
+      // would add a page to every commit. `list` reads the last event's time.
+      const row: Effect.Effect<unknown, StoreError | SqlError> | undefined = first
+        ? Effect.gen(function*() {
           const created = yield* sql`INSERT INTO sessions ${
             sql.insert({
               id,
@@ -207,18 +244,17 @@ export const makeSqlite = (options: SqliteOptions) =>
           if (created.length === 0) {
             return yield* new StoreIOError({ path: file, operation: "create", cause: new Error(`session ${id} already exists`) })
           }
-        } else {
-          yield* sql`UPDATE sessions SET updated_at = ${last.time}, turns = turns + ${turns},
+        })
+        : turns > 0 || title !== null
+        ? sql`UPDATE sessions SET updated_at = ${last.time}, turns = turns + ${turns},
             first_message = coalesce(first_message, ${title}) WHERE id = ${id}`
-        }
-        const [row] = yield* sql<{ readonly next: number }>`
-          SELECT coalesce(max(seq), 0) + 1 AS next FROM events WHERE session_id = ${id}`
-        const next = row?.next ?? 1
-        if (events[0]!.seq !== next) {
-          return yield* new StaleWriter({ sessionId: id, expectedSeq: next, gotSeq: events[0]!.seq })
-        }
-        yield* insertEvents(id, events)
-      })).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io(first ? "create" : "append to")(e))))
+        : undefined
+      // One transaction when more than one statement writes; a failure rolls all of them back.
+      const effect = row === undefined && events.length <= INSERT_ROWS
+        ? insertEvents(id, events)
+        : sql.withTransaction(Effect.zipRight(row ?? Effect.void, insertEvents(id, events)))
+      return effect.pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io(first ? "create" : "append to")(e))))
+    }
 
     const decodeRow = (id: SessionId, row: EventRow, expected: number): SessionLog.SessionEvent => {
       if (row.seq !== expected) {
@@ -281,7 +317,9 @@ export const makeSqlite = (options: SqliteOptions) =>
       load: (id) => load(id),
       list: () =>
         Effect.gen(function*() {
-          const rows = yield* sql<SummaryRow>`SELECT id, version, created_at, cwd, title, updated_at, turns, first_message
+          // The last event's time (one index probe per session) is when the session was last written.
+          const rows = yield* sql<SummaryRow>`SELECT id, version, created_at, cwd, title, turns, first_message,
+            coalesce((SELECT time FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1), updated_at) AS updated_at
             FROM sessions`.pipe(Effect.mapError(io("list")))
           const summaries: Array<SessionSummary> = []
           for (const row of rows) {
