@@ -15,7 +15,6 @@
  */
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { randomUUID } from "node:crypto"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
@@ -23,7 +22,7 @@ import { Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
-import { drop, hold, isLive } from "./internal/Liveness.js"
+import { drop, hold, isLive, newToken } from "./internal/Liveness.js"
 import { SessionStore, type SessionSummary } from "./SessionStore.js"
 import {
   SessionCorrupt,
@@ -301,7 +300,7 @@ export const makeSqlite = (options: SqliteOptions) =>
     const backend: Backend = {
       acquire: (id) =>
         Effect.gen(function*() {
-          const token = randomUUID()
+          const token = newToken()
           const taken = yield* takeLease(id, token).pipe(Effect.mapError(io("take the lease in")))
           if (taken !== true) return yield* new SessionLocked({ sessionId: id, pid: taken === false ? 0 : taken })
           hold(token)

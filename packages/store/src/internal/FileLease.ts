@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { errorCode, type FileIo, writeAll } from "./FileIo.js"
-import { drop, hold, isLive } from "./Liveness.js"
+import { drop, hold, isLive, newToken } from "./Liveness.js"
 
 interface Holder {
   readonly pid: number
@@ -40,7 +40,7 @@ const readHolder = (io: FileIo, file: string): Holder | undefined => {
 const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
 
 export const acquire = (io: FileIo, file: string): Acquired => {
-  const token = randomUUID()
+  const token = newToken()
   const temp = `${file}.${process.pid}-${token.slice(0, 8)}.tmp`
   const fd = io.openSync(temp, "wx")
   try {

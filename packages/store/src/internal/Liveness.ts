@@ -1,9 +1,18 @@
 /**
  * Whether the holder of a lease is still there. Both durable layers record a
- * holder as its pid and a random token; a holder is live if its process
- * exists — or, for our own pid, if this process holds the token (a container
- * restart reuses pids, and a lease left by the previous run is stale).
+ * holder as its pid and a token: a random part, then `@` and the holder
+ * process's start time where the system tells it (Linux: `/proc/<pid>/stat`).
+ *
+ * A holder is live if its process exists and, when the token names a start
+ * time, the process with that pid now started at that same time: a pid reused
+ * by an unrelated process after the holder died does not keep the lease. For
+ * our own pid, the holder is live only if this process holds the token (a
+ * container restart reuses pids, and a lease left by the previous run is
+ * stale). A token without a start time (written where none could be read) is
+ * judged by its pid alone.
  */
+import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { errorCode } from "./FileIo.js"
 
 const heldHere = new Set<string>()
@@ -14,6 +23,35 @@ export const hold = (token: string): void => {
 
 export const drop = (token: string): void => {
   heldHere.delete(token)
+}
+
+/**
+ * When process `pid` started, as the system counts it (clock ticks since boot
+ * on Linux), or "" when that cannot be read (no such process, no `/proc`).
+ */
+export const startTimeOf = (pid: number): string => {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return ""
+  }
+  // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so count
+  // fields after its last `)`. The start time is field 22, the 20th after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const started = fields[19]
+  return started !== undefined && /^\d+$/.test(started) ? started : ""
+}
+
+let ownStart: string | undefined
+
+/** A fresh token for a lease this process takes: random, then `@` and this process's start time. */
+export const newToken = (): string => `${randomUUID()}@${(ownStart ??= startTimeOf(process.pid))}`
+
+/** The start time a token names, or "" if it names none. */
+export const startTimeIn = (token: string): string => {
+  const at = token.lastIndexOf("@")
+  return at < 0 ? "" : token.slice(at + 1)
 }
 
 export const isAlive = (pid: number): boolean => {
@@ -27,5 +65,13 @@ export const isAlive = (pid: number): boolean => {
   }
 }
 
-export const isLive = (holder: { readonly pid: number; readonly token: string }): boolean =>
-  holder.pid === process.pid ? heldHere.has(holder.token) : isAlive(holder.pid)
+export const isLive = (holder: { readonly pid: number; readonly token: string }): boolean => {
+  if (holder.pid === process.pid) return heldHere.has(holder.token)
+  if (!isAlive(holder.pid)) return false
+  const recorded = startTimeIn(holder.token)
+  if (recorded === "") return true
+  // Unreadable now (the process just exited, or `/proc` hides it): judged by
+  // its pid, so a lease is never taken from a holder that may be alive.
+  const current = startTimeOf(holder.pid)
+  return current === "" || current === recorded
+}
