@@ -1,9 +1,41 @@
 #!/usr/bin/env node
-// The `turnlog` launcher: Node 20 cannot run TypeScript, so tsx is registered
-// first (with this package's tsconfig, whatever the current directory), then
-// the command's entry module is loaded.
+// The `turnlog` launcher. It runs the built command (`dist/`, plain JavaScript
+// made by `npm run build`, and by `npm ci` and `npm test`) while no source it
+// was built from is newer than it; otherwise it registers tsx (with this
+// package's tsconfig, whatever the current directory) and runs the TypeScript
+// sources, so an edit is never hidden by a stale build — saying so on stderr
+// when a build exists. TURNLOG_FROM_SOURCE=1 always runs the sources.
+import { readFileSync, statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { register } from "tsx/esm/api"
 
-register({ tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)) })
-await import("../src/main.ts")
+const cli = new URL("../", import.meta.url)
+const dist = new URL("dist/", cli)
+
+/** "" when the build can run; otherwise why not ("none" when there is no usable build). */
+const staleness = () => {
+  if (process.env.TURNLOG_FROM_SOURCE === "1") return "none"
+  let made
+  let inputs
+  try {
+    made = statSync(new URL("main.js", dist)).mtimeMs
+    inputs = JSON.parse(readFileSync(new URL("inputs.json", dist), "utf8"))
+  } catch {
+    return "none"
+  }
+  for (const input of inputs) {
+    const stat = statSync(new URL(input, cli), { throwIfNoEntry: false })
+    if (stat === undefined) return `${input} is gone`
+    if (stat.mtimeMs > made) return `${input} changed`
+  }
+  return ""
+}
+
+const why = staleness()
+if (why === "") {
+  await import(new URL("main.js", dist).href)
+} else {
+  if (why !== "none") process.stderr.write(`turnlog: running from source: ${why} since the last build (npm run build)\n`)
+  const { register } = await import("tsx/esm/api")
+  register({ tsconfig: fileURLToPath(new URL("tsconfig.json", cli)) })
+  await import("../src/main.ts")
+}
