@@ -15,17 +15,21 @@ import { type Harness, withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
 import { spawnChild } from "./support/spawn.js"
 
+/** A stored session whose turn is left open (a holder that opens it closes the turn). */
+const sessionWithOpenTurn = (h: Harness) =>
+  Effect.runPromise(withStore(h, (store) =>
+    Effect.gen(function*() {
+      const id = yield* store.create({ cwd: "/p" })
+      yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
+      return id
+    })))
+
 describe.each(["jsonl", "sqlite"] as const)("%s: one writer across processes", (kind) => {
   it("refuses a second writer with SessionLocked naming the holder, and takes over once the holder is killed", async () => {
     const home = mkdtempSync(join(tmpdir(), `turnlog-lease-${kind}-`))
     const h: Harness = { store: StoreLayer.layer({ kind, home }) }
     try {
-      const id = await Effect.runPromise(withStore(h, (store) =>
-        Effect.gen(function*() {
-          const id = yield* store.create({ cwd: "/p" })
-          yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
-          return id
-        })))
+      const id = await sessionWithOpenTurn(h)
       const holder = spawnChild(["hold", kind, home, id])
       try {
         await holder.waitFor((line) => line === "held")
@@ -94,12 +98,7 @@ describe("lease holders and pid reuse", () => {
       const h: Harness = { store: StoreLayer.layer({ kind, home }) }
       const other = await bystander()
       try {
-        const id = await Effect.runPromise(withStore(h, (store) =>
-          Effect.gen(function*() {
-            const id = yield* store.create({ cwd: "/p" })
-            yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
-            return id
-          })))
+        const id = await sessionWithOpenTurn(h)
         const started = startTimeOf(other.pid)
         await Effect.runPromise(plant(home, id, other.pid, `holder@${started}`))
         const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
