@@ -58,9 +58,24 @@ const prepare = (scenario: Scenario): Paths & { readonly seededId?: string } => 
   return { root, home, workspace, seededId: header.id }
 }
 
-/** The agent's stdout, with every line it writes kept. */
-const tapLines = (frames: Array<string>) => {
+/** The JSON-RPC id a frame carries, or `undefined` if it is not a JSON object with one. */
+const idOf = (frame: string): unknown => {
+  try {
+    const value = JSON.parse(frame) as { id?: unknown } | null
+    return typeof value === "object" && value !== null && "id" in value ? value.id : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The agent's stdout, with every line it writes kept, passed on line by line
+ * to the SDK's client — except the answers to raw lines the runner wrote
+ * itself (ids in `hidden`), which the client never asked for.
+ */
+const tapLines = (frames: Array<string>, hidden: ReadonlySet<unknown>) => {
   const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
   let pending = ""
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
@@ -70,9 +85,12 @@ const tapLines = (frames: Array<string>) => {
         const line = pending.slice(0, newline)
         pending = pending.slice(newline + 1)
         if (line.trim() !== "") frames.push(line)
+        if (hidden.size === 0 || !hidden.has(idOf(line))) controller.enqueue(encoder.encode(`${line}\n`))
         newline = pending.indexOf("\n")
       }
-      controller.enqueue(chunk)
+    },
+    flush(controller) {
+      if (pending !== "") controller.enqueue(encoder.encode(pending))
     },
   })
 }
@@ -98,6 +116,7 @@ const play = async (
   paths: Paths & { readonly seededId?: string },
   child: ChildProcess,
   frames: Array<string>,
+  hidden: Set<unknown>,
   stream: acp.Stream,
   writeRaw: (text: string) => Promise<void>,
 ): Promise<void> => {
@@ -183,16 +202,12 @@ const play = async (
           await outcome(n, step, step.expect, ctx.request(step.method, step.params))
           break
         case "raw": {
-          const answered = (frame: string) => {
-            try {
-              return (JSON.parse(frame) as { id?: unknown }).id === step.id
-            } catch {
-              return false
-            }
-          }
+          const answered = (frame: string) => idOf(frame) === step.id
           const seen = frames.filter(answered).length
+          hidden.add(step.id)
           await writeRaw(`${step.line}\n`)
           await waitUntil(() => frames.filter(answered).length > seen, child)
+          hidden.delete(step.id)
           break
         }
       }
@@ -228,12 +243,14 @@ export const run = async (scenario: Scenario, options: RunOptions): Promise<Resu
   const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 240_000)
 
   const frames: Array<string> = []
+  // Ids of raw lines awaiting their answer: those answers are not the client's.
+  const hidden = new Set<unknown>()
   const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
   const input = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) })
-  const output = (Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>).pipeThrough(tapLines(frames))
+  const output = (Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>).pipeThrough(tapLines(frames, hidden))
   const encoder = new TextEncoder()
   try {
-    await play(scenario.input, paths, child, frames, acp.ndJsonStream(input, output), (text) =>
+    await play(scenario.input, paths, child, frames, hidden, acp.ndJsonStream(input, output), (text) =>
       writer.write(encoder.encode(text)))
   } catch (error) {
     child.kill("SIGKILL")
