@@ -74,7 +74,10 @@ export const make = (options: Options) =>
       if (Exit.isSuccess(exit)) return exit.value
       const failure = Cause.failureOption(exit.cause)
       if (Option.isSome(failure)) throw failure.value
-      throw new acp.RequestError(-32603, `internal error: ${Cause.pretty(exit.cause)}`)
+      // The editor gets one line; the whole cause (stack included) goes to the log.
+      const squashed = Cause.squash(exit.cause)
+      log(`internal error: ${Cause.pretty(exit.cause)}`)
+      throw new acp.RequestError(-32603, `internal error: ${squashed instanceof Error ? squashed.message : String(squashed)}`)
     }
 
     const reportMcp = (servers: ReadonlyArray<acp.McpServer>) => {
@@ -91,6 +94,8 @@ export const make = (options: Options) =>
     const app = (): { readonly app: acp.AgentApp; readonly drained: () => Promise<void> } => {
       const sessions = new Map<string, string>() // id → the session's cwd
       const inFlight = new Map<string, Promise<unknown>>()
+      // Prompts in flight that session/cancel was sent for, until they answer.
+      const cancelling = new Map<string, Promise<unknown>>()
 
       const notify = (client: acp.AgentContext, sessionId: string, update: acp.SessionUpdate) =>
         // A client that went away cannot be told; the turn still ends durably.
@@ -152,6 +157,9 @@ export const make = (options: Options) =>
           const id = params.sessionId
           const cwd = sessions.get(id)
           if (cwd === undefined) throw Errors.unknownSession(id)
+          // A prompt sent right after session/cancel waits for the cancelled turn to close.
+          const cancelled = cancelling.get(id)
+          if (cancelled !== undefined) await cancelled
           if (inFlight.has(id)) throw Errors.busy(id)
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
@@ -160,11 +168,13 @@ export const make = (options: Options) =>
           const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
           signal.addEventListener("abort", onAbort, { once: true })
           const turn = run(runTurn(client, id, cwd, content.right))
-          inFlight.set(id, turn.catch(() => undefined))
+          const settled = turn.catch(() => undefined)
+          inFlight.set(id, settled)
           try {
             return await turn
           } finally {
             inFlight.delete(id)
+            if (cancelling.get(id) === settled) cancelling.delete(id)
             signal.removeEventListener("abort", onAbort)
           }
         })
@@ -173,6 +183,8 @@ export const make = (options: Options) =>
             log(`session/cancel for ${params.sessionId}, which is not open on this connection: ignored`)
             return
           }
+          const turn = inFlight.get(params.sessionId)
+          if (turn !== undefined) cancelling.set(params.sessionId, turn)
           await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(params.sessionId)))
         })
 

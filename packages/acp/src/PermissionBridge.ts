@@ -57,9 +57,19 @@ export const make = Effect.gen(function*() {
           const client = all.get(question.sessionId)
           if (client === undefined) return Effect.succeed(false)
           return Effect.tryPromise(() => client.request("session/request_permission", toRequest(question))).pipe(
-            Effect.map((response) =>
-              response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW_ONCE
-            ),
+            Effect.map((response) => {
+              // The answer is the editor's, unchecked by the SDK: anything but a clear "allow once" is no.
+              const outcome: unknown = typeof response === "object" && response !== null ? response.outcome : undefined
+              if (typeof outcome !== "object" || outcome === null || !("outcome" in outcome)) {
+                process.stderr.write(
+                  `turnlog: the answer to the permission request for ${question.title} is not a permission outcome, treated as rejected: ${
+                    JSON.stringify(response) ?? String(response)
+                  }\n`,
+                )
+                return false
+              }
+              return outcome.outcome === "selected" && "optionId" in outcome && outcome.optionId === ALLOW_ONCE
+            }),
             // An editor that cannot answer (gone, or an error reply) has not said yes.
             Effect.catchAll((error) =>
               Effect.sync(() => {

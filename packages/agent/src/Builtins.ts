@@ -4,12 +4,13 @@
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
+import { constants as fsConstants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import { confine } from "./internal/confine.js"
 import { runCommand } from "./internal/command.js"
-import { ToolFailed } from "./ToolError.js"
+import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
 
 export interface Options {
@@ -30,6 +31,11 @@ export interface Options {
 const failed = (tool: string) => (error: unknown) =>
   new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
 
+const notAFile = (relative: string, stat: Stats): string =>
+  `${relative} is not a regular file (it is ${
+    stat.isDirectory() ? "a directory" : stat.isFIFO() ? "a named pipe" : stat.isSocket() ? "a socket" : "a device"
+  })`
+
 const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
 
 export const readFile = (options: Options = {}): Tools.Tool => {
@@ -43,9 +49,13 @@ export const readFile = (options: Options = {}): Tools.Tool => {
       Effect.map(confine("read_file", context.cwd, args.path), (target) => ({
         run: Effect.tryPromise({
           try: async () => {
-            const handle = await fs.open(target.absolute, "r")
+            // Non-blocking: opening a FIFO or a device must not wait (a timed-out open
+            // cannot be stopped and would hold one of the few file-system threads).
+            const handle = await fs.open(target.absolute, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
             try {
-              const { size } = await handle.stat()
+              const stat = await handle.stat()
+              if (!stat.isFile()) throw new Error(notAFile(target.relative, stat))
+              const size = stat.size
               const buffer = Buffer.alloc(Math.min(size, cap))
               const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
               const text = buffer.subarray(0, bytesRead).toString("utf8")
@@ -91,14 +101,38 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
     prepare: (args, context) =>
       Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
         permission: { kind: "write" as const, title: `Write ${target.relative}` },
-        run: Effect.tryPromise({
-          try: async () => {
-            await fs.mkdir(path.dirname(target.absolute), { recursive: true })
-            await fs.writeFile(target.absolute, args.content, "utf8")
-            return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${target.relative}`
-          },
-          catch: failed("write_file"),
-        }),
+        // Checked again when it runs: the tree may have changed while permission
+        // was asked (a directory on the path swapped for a link out of it).
+        run: Effect.flatMap(confine("write_file", context.cwd, args.path), (now): Effect.Effect<string, PathOutsideCwd | ToolFailed> =>
+          now.absolute !== target.absolute
+            ? Effect.fail(
+              new PathOutsideCwd({
+                path: args.path,
+                cwd: context.cwd,
+                detail: `it resolved to ${target.absolute} when permission was asked and to ${now.absolute} now`,
+              }),
+            )
+            : Effect.tryPromise({
+              try: async () => {
+                await fs.mkdir(path.dirname(now.absolute), { recursive: true })
+                // No following a link at the last step, no waiting on a FIFO, and
+                // nothing truncated before it is known to be a regular file.
+                const handle = await fs.open(
+                  now.absolute,
+                  fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
+                )
+                try {
+                  const stat = await handle.stat()
+                  if (!stat.isFile()) throw new Error(notAFile(now.relative, stat))
+                  await handle.truncate(0)
+                  await handle.writeFile(args.content, "utf8")
+                } finally {
+                  await handle.close()
+                }
+                return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`
+              },
+              catch: failed("write_file"),
+            })),
       })),
   })
 

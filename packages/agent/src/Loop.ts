@@ -69,6 +69,10 @@ export const make = (config: Config) =>
       ...(config.system !== undefined ? { system: config.system } : {}),
     }
     const sessions = new Map<SessionId, Session>()
+    // Sessions created here that no turn has completed in yet: if the store
+    // lets go of one before it was ever written (its first write failed), its
+    // id — which the client holds — is taken again for a new, empty session.
+    const unwritten = new Map<SessionId, { readonly cwd: string; readonly route: Journal.Route }>()
 
     const routeFor = (model: string | undefined) =>
       model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
@@ -79,6 +83,7 @@ export const make = (config: Config) =>
         const cwd = path.resolve(options.cwd)
         const id = yield* store.create({ cwd })
         sessions.set(id, { journal: Journal.make(id, cwd, route, []) })
+        unwritten.set(id, { cwd, route })
         return id
       })
 
@@ -90,8 +95,15 @@ export const make = (config: Config) =>
       Effect.gen(function*() {
         const route = yield* routeFor(model)
         if (sessions.get(id)?.turn !== undefined) return yield* new AgentBusy({ sessionId: id })
-        const loaded = yield* store.open(id)
-        sessions.set(id, { journal: Journal.make(id, loaded.header.cwd, route, loaded.events) })
+        const created = unwritten.get(id)
+        const loaded = yield* store.open(id).pipe(
+          Effect.catchTag("SessionNotFound", (notFound) =>
+            created === undefined
+              ? Effect.fail(notFound)
+              : Effect.zipRight(store.create({ cwd: created.cwd, id }), store.open(id))),
+        )
+        const journalRoute = created !== undefined && model === undefined ? created.route : route
+        sessions.set(id, { journal: Journal.make(id, loaded.header.cwd, journalRoute, loaded.events) })
         return loaded
       })
 
@@ -132,7 +144,10 @@ export const make = (config: Config) =>
           Effect.exit,
           Effect.flatMap((exit) =>
             Exit.isSuccess(exit)
-              ? finished.pipe(Effect.zipRight(Queue.offer(queue, Take.end)))
+              ? Effect.sync(() => unwritten.delete(id)).pipe(
+                Effect.zipRight(finished),
+                Effect.zipRight(Queue.offer(queue, Take.end)),
+              )
               // The log may now disagree with what this process holds: let go of the
               // session so the next use reopens it and the store's recovery closes the turn.
               : Effect.sync(() => sessions.delete(id)).pipe(

@@ -46,8 +46,17 @@ export interface LoadedSession {
 }
 
 export interface Service {
-  /** A new session id; nothing is written until the first append. Takes the lease. */
-  readonly create: (options: { readonly cwd: string; readonly title?: string }) => Effect.Effect<SessionId, StoreError>
+  /**
+   * A new session id; nothing is written until the first append. Takes the lease.
+   * `id` gives the new session a chosen id — one that was handed out by `create`
+   * and never written (its first write failed, say); an id this store holds, or
+   * one that is stored, is refused.
+   */
+  readonly create: (options: {
+    readonly cwd: string
+    readonly title?: string
+    readonly id?: SessionId
+  }) => Effect.Effect<SessionId, StoreError>
   /**
    * Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably.
    * A session this store already holds is returned as it is (its turn in flight is live, not a crash).

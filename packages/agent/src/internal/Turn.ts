@@ -26,7 +26,7 @@ import {
 import type { StoreError } from "@turnlog/store"
 import type { AgentUpdate } from "../AgentLoop.js"
 import type * as Permissions from "../Permissions.js"
-import { PermissionDenied, ToolCancelled, type ToolError } from "../ToolError.js"
+import { PermissionDenied, ToolCancelled, type ToolError, ToolFailed } from "../ToolError.js"
 import type * as Tools from "../Tools.js"
 import type { Journal, Writer } from "./Journal.js"
 
@@ -272,6 +272,11 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
       started.value = true
       return yield* prepared.run
     }).pipe(
+      // A tool that throws is a failed call the model sees, like any other
+      // tool problem; it never ends the turn. (Interruption is not a defect.)
+      Effect.catchAllDefect((defect) =>
+        Effect.fail(new ToolFailed({ tool: call.name, detail: defect instanceof Error ? defect.message : String(defect) }))
+      ),
       Effect.match({
         onFailure: failedWith,
         onSuccess: (content) => ({ content, isError: false }),
@@ -313,6 +318,11 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
       const outcome = yield* step(stepNumber)
       if (outcome._tag === "ended") return
       if (!(yield* runTools(outcome.calls))) return
+      // A cancel that came while the step's last call ran ends the turn as cancelled, even on its last step.
+      if (yield* Deferred.isDone(deps.cancel)) {
+        yield* endTurn("cancelled")
+        return
+      }
       if (stepNumber >= config.maxSteps) {
         yield* endTurn("max-steps")
         return

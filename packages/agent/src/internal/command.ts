@@ -2,7 +2,9 @@
  * Runs one shell command for the `run_command` tool. The command gets its own
  * process group so that a timeout or a cancelled turn kills everything it
  * started, not just the shell. Output (stdout and stderr interleaved, as a
- * terminal would show them) is kept up to a cap; what is cut is counted.
+ * terminal would show them) is kept up to a cap; what is cut is counted. The
+ * command ends when the shell exits: a job it started in the background keeps
+ * running, and is not waited for.
  */
 import { spawn } from "node:child_process"
 import { Duration, Effect } from "effect"
@@ -41,6 +43,9 @@ class Output {
   }
 }
 
+/** How long output is still read after the shell exits, for a job it left holding the pipes. */
+const DRAIN_MS = 100
+
 const killGroup = (pid: number | undefined) => {
   if (pid === undefined) return
   try {
@@ -58,10 +63,28 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     })
+    let settled = false
+    const settle = (effect: Effect.Effect<CommandResult, ToolFailed>) => {
+      if (settled) return
+      settled = true
+      resume(effect)
+    }
     child.stdout.on("data", (chunk: Buffer) => output.add(chunk))
     child.stderr.on("data", (chunk: Buffer) => output.add(chunk))
-    child.once("error", (error) => resume(Effect.fail(new ToolFailed({ tool: "run_command", detail: error.message }))))
-    child.once("close", (exitCode, signal) => resume(Effect.succeed({ exitCode, signal, output: output.text() })))
+    child.once("error", (error) => settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: error.message }))))
+    // The command is done when the shell exits. A job it left in the background
+    // may hold the output pipes open: what is already written is read for a
+    // moment more, then the pipes are let go (the job keeps running).
+    child.once("exit", (exitCode, signal) => {
+      const finish = () => {
+        clearTimeout(drain)
+        child.stdout.destroy()
+        child.stderr.destroy()
+        settle(Effect.succeed({ exitCode, signal, output: output.text() }))
+      }
+      const drain = setTimeout(finish, DRAIN_MS)
+      child.once("close", finish)
+    })
     // Interruption (timeout or a cancelled turn) kills the whole group.
     return Effect.sync(() => killGroup(child.pid))
   })

@@ -23,7 +23,8 @@ const errorCode = (error: unknown): string | undefined =>
 
 const isInside = (root: string, candidate: string): boolean => {
   const rel = path.relative(root, candidate)
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
+  // `..` as a whole segment leaves the directory; `..notes.txt` is a name inside it.
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
 }
 
 export const confine = (tool: string, cwd: string, requested: string): Effect.Effect<Confined, PathOutsideCwd | ToolFailed> =>

@@ -9,7 +9,7 @@ import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionSummary } from "../SessionStore.js"
-import { type StoreError, StaleWriter } from "../StoreError.js"
+import { type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
 export interface Loaded {
@@ -68,6 +68,9 @@ const foundBy = (loaded: Loaded): LoadedSession => {
     },
   }
 }
+
+const exists = (id: SessionId) =>
+  new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) })
 
 export const makeCore = (backend: Backend) =>
   Effect.gen(function*() {
@@ -132,8 +135,20 @@ export const makeCore = (backend: Backend) =>
     const service: Service = {
       create: (options) =>
         serial(Effect.gen(function*() {
-          const id = makeSessionId()
+          const id = options.id ?? makeSessionId()
+          if (held.has(id)) return yield* exists(id)
           const writer = yield* backend.acquire(id)
+          if (options.id !== undefined) {
+            const stored = yield* backend.load(id, false).pipe(
+              Effect.as(true),
+              Effect.catchTag("SessionNotFound", () => Effect.succeed(false)),
+              Effect.onError(() => writer.release),
+            )
+            if (stored) {
+              yield* writer.release
+              return yield* exists(id)
+            }
+          }
           const header: SessionLog.SessionHeader = {
             type: "session",
             version: SessionLog.LOG_VERSION,

@@ -265,6 +265,29 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
         })
       ))
 
+    it.effect("create with a chosen id takes an id that was handed out and never written, and refuses a held or stored one", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const unwritten = yield* withStore(h, (store) => store.create({ cwd: "/p" }))
+          const stored = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              expect(yield* store.create({ cwd: "/q", id: unwritten })).toBe(unwritten)
+              expect((yield* store.open(unwritten)).header).toMatchObject({ id: unwritten, cwd: "/q" })
+              const held = yield* Effect.flip(store.create({ cwd: "/q", id: unwritten }))
+              expect(held.message).toBe(`create ${unwritten}: session ${unwritten} already exists`)
+              yield* store.append(unwritten, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
+              return unwritten
+            }))
+          const refused = yield* Effect.flip(withStore(h, (store) => store.create({ cwd: "/r", id: stored })))
+          expect(refused).toMatchObject({ _tag: "StoreIOError", operation: "create" })
+          expect(refused.message).toBe(`create ${stored}: session ${stored} already exists`)
+          // Refusing took nothing: the stored session opens as it was.
+          const opened = yield* withStore(h, (store) => store.open(stored))
+          expect(opened.header.cwd).toBe("/q")
+          expect(opened.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message", "turn/end"])
+        })
+      ))
+
     it.effect("one writer: a second store gets SessionLocked until the first releases", () =>
       run((h) =>
         withStore(h, (first) =>

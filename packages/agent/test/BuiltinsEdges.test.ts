@@ -1,0 +1,85 @@
+// The built-in tools at their edges: names that start with `..`, a command
+// that leaves a job in the background, special files (named pipes), and a tree
+// that changes while permission is asked.
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import { SessionId } from "@turnlog/protocol"
+import * as Builtins from "../src/Builtins.js"
+import * as Tools from "../src/Tools.js"
+
+const created: Array<string> = []
+afterAll(() => {
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const setup = (options: Builtins.Options = {}) => {
+  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-builtins-")))
+  created.push(cwd)
+  const tools = Tools.make(Builtins.tools(options))
+  const context: Tools.ToolContext = { sessionId: SessionId.make("s-1"), callId: "call-1", cwd }
+  const call = (name: string, args: unknown) =>
+    tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
+  const run = (name: string, args: unknown) => Effect.flatMap(call(name, args), (p) => p.run)
+  return { cwd, run }
+}
+
+describe("confinement", () => {
+  it.effect("a file whose name starts with `..` inside the working directory is not outside it", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.writeFileSync(path.join(cwd, "..notes.txt"), "inside")
+      fs.mkdirSync(path.join(cwd, "...cache"))
+      const read = yield* Effect.either(run("read_file", { path: "..notes.txt" }))
+      expect(Either.isLeft(read) ? read.left.message : read.right).toBe("inside")
+      const listed = yield* Effect.either(run("list_files", { path: "...cache" }))
+      expect(Either.isLeft(listed) ? listed.left.message : listed.right).toBe("")
+    }))
+})
+
+describe("run_command", () => {
+  it.live("a command that exits at once but leaves a background job is not reported as a timeout", () =>
+    Effect.gen(function*() {
+      const { run } = setup({ commandTimeoutMs: 1500 })
+      const started = Date.now()
+      // The shell exits 0 immediately; the background `sleep` inherits stdout.
+      const result = yield* Effect.either(run("run_command", { command: "echo started; sleep 5 &" }))
+      const elapsed = Date.now() - started
+      expect(Either.isLeft(result) ? result.left.message : result.right).toBe("started\n")
+      // Not waiting out the timeout (1.5 s) for the job holding the output pipe.
+      expect(elapsed).toBeLessThan(1000)
+    }))
+})
+
+describe("special files", () => {
+  it.live("read_file and write_file refuse a named pipe at once, and the file tools go on working", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup({ fileTimeoutMs: 200 })
+      execFileSync("mkfifo", [path.join(cwd, "pipe")])
+      fs.writeFileSync(path.join(cwd, "a.txt"), "a")
+      // Never waiting on the pipe: a blocked open could not be stopped, and
+      // would hold one of the few threads every file operation shares.
+      for (let i = 0; i < 6; i++) {
+        const error = yield* Effect.flip(run("read_file", { path: "pipe" }))
+        expect(error.message).toBe("read_file failed: pipe is not a regular file (it is a named pipe)")
+      }
+      const written = yield* Effect.flip(run("write_file", { path: "pipe", content: "x" }))
+      expect(written._tag).toBe("ToolFailed")
+      expect(yield* run("read_file", { path: "a.txt" })).toBe("a")
+      expect(fs.statSync(path.join(cwd, "pipe")).isFIFO()).toBe(true)
+    }))
+
+  it.effect("read_file and write_file refuse a directory, naming it", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.mkdirSync(path.join(cwd, "dir"))
+      expect((yield* Effect.flip(run("read_file", { path: "dir" }))).message).toBe(
+        "read_file failed: dir is not a regular file (it is a directory)",
+      )
+      expect((yield* Effect.flip(run("write_file", { path: "dir", content: "x" }))).message).toMatch(/^write_file failed: /)
+      expect(fs.statSync(path.join(cwd, "dir")).isDirectory()).toBe(true)
+    }))
+})
