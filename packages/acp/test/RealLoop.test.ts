@@ -3,77 +3,13 @@
  * assembler; the model scripted), driven by the SDK's client over a pair of
  * in-memory streams.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
-import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { Builtins } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
-import { LlmAdapter } from "@turnlog/llm"
-import { SessionId, type StreamChunk } from "@turnlog/protocol"
-import { Memory, SessionStore } from "@turnlog/store"
-import { AcpServer, PermissionBridge } from "@turnlog/acp"
-import { makeWire } from "./wire.js"
+import { cleanup, finish, start, text, toolCall } from "./realLoop.js"
 
-/** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
-type Call = { readonly chunks: ReadonlyArray<StreamChunk>; readonly hang?: boolean }
-
-const scripted = (calls: ReadonlyArray<Call>) =>
-  Layer.effect(
-    LlmAdapter.LlmAdapter,
-    Effect.map(Ref.make(0), (n) => ({
-      stream: () =>
-        Stream.unwrap(Effect.map(Ref.getAndUpdate(n, (i) => i + 1), (i) => {
-          const call = calls[i]
-          if (call === undefined) throw new Error(`no scripted call ${i + 1}`)
-          const played = Stream.fromIterable(call.chunks)
-          return call.hang === true ? Stream.concat(played, Stream.never) : played
-        })),
-    })),
-  )
-
-const text = (index: number, value: string): Array<StreamChunk> => [
-  { type: "block-start", index, blockType: "text" },
-  { type: "text-delta", index, text: value },
-  { type: "block-end", index, block: { type: "text", text: value } },
-]
-const toolCall = (index: number, id: string, name: string, args: string): Array<StreamChunk> => [
-  { type: "block-start", index, blockType: "tool-call" },
-  { type: "tool-call-delta", index, id, name, argumentsDelta: args },
-  { type: "block-end", index, block: { type: "tool-call", id, name, arguments: args } },
-]
-const finish = (kind: "stop" | "tool-calls" | "max-tokens"): StreamChunk => ({ type: "finish", reason: { kind } })
-
-const dirs: Array<string> = []
-const runtimes: Array<{ dispose: () => Promise<void> }> = []
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((r) => r.dispose()))
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-const start = (calls: ReadonlyArray<Call>) => {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
-  dirs.push(cwd)
-  const layer = Loop.layer({ model: "scripted/test" }).pipe(
-    Layer.provide(Layer.mergeAll(scripted(calls), Builtins.layer(), PermissionBridge.layerPermissions)),
-    Layer.provideMerge(Memory.layerMemory),
-    Layer.provideMerge(PermissionBridge.layer),
-  )
-  const runtime = ManagedRuntime.make(layer)
-  runtimes.push(runtime)
-  const connect = () => {
-    const wire = makeWire()
-    void runtime.runPromise(
-      Effect.flatMap(AcpServer.make({ version: "0.0.0", log: () => undefined }), (s) => s.serve(wire.agent)),
-    )
-    return wire
-  }
-  const log = (id: string) =>
-    runtime.runPromise(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(SessionId.make(id))))
-  return { cwd, connect, log }
-}
+afterEach(cleanup)
 
 const client = <T>(
   stream: acp.Stream,
