@@ -83,6 +83,9 @@ export const make = (options: Options = {}): Mapper => {
     return call.argumentsError !== undefined && raw !== undefined && raw !== "" ? raw : JSON.stringify(call.arguments)
   }
 
+  /** A call that streamed no id gets the assembler's `call-<index>`, so the calls of one reply stay apart. */
+  const toolCallId = (index: number, id: string): string => (id === "" ? `call-${index}` : id)
+
   const blockEnd = (index: number, block: NativeBlock): StreamChunk => {
     ended.add(index)
     switch (block.type) {
@@ -94,7 +97,7 @@ export const make = (options: Options = {}): Mapper => {
         return {
           type: "block-end",
           index,
-          block: { type: "tool-call", id: block.id, name: block.name, arguments: toolArguments(index, block) },
+          block: { type: "tool-call", id: toolCallId(index, block.id), name: block.name, arguments: toolArguments(index, block) },
         }
     }
   }

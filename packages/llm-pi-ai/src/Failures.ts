@@ -81,6 +81,8 @@ const LEADING_STATUS = /^([1-5]\d\d)(?=[\s:(]|$)/
 const TIMEOUT = /timed? ?out|timeout|ETIMEDOUT|deadline exceeded/i
 const TRANSPORT = /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|connection (?:error|closed|reset)|premature close|other side closed|aborted by the server|UND_ERR/i
 const RATE_LIMIT = /rate.?limit|too many requests/i
+// A protobuf Duration in JSON: `"retryDelay": "45.837906927s"`.
+const RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/
 
 const codeForStatus = (status: number): FailureCode | undefined => {
   if (status === 401 || status === 403) return "AUTH"
@@ -125,6 +127,11 @@ export const classify = (message: string, options: ClassifyOptions = {}): Failur
     if (retry !== undefined) failure.retryAfterMs = retry
     const requestId = requestIdOf(response.headers)
     if (requestId !== undefined) failure.requestId = requestId
+  }
+  if (failure.retryAfterMs === undefined) {
+    // Gemini states the delay only in the error body (google.rpc.RetryInfo), which is the message.
+    const delay = RETRY_DELAY.exec(message)
+    if (delay !== null) failure.retryAfterMs = Math.round(Number(delay[1]) * 1000)
   }
   return failure
 }

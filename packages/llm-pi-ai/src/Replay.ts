@@ -138,6 +138,10 @@ interface Entry {
   readonly redacted?: unknown
 }
 
+/** Apis whose assistant messages may not end in signed reasoning. */
+const endsOnOutput = (api: string): boolean =>
+  api === "anthropic-messages" || api === "bedrock-converse-stream" || isResponsesApi(api)
+
 /** Native pi-ai message from durable content plus a version-2 state, or the reason (a string) it cannot be. */
 const rebuild = (message: Message): AssistantMessage | string => {
   const source = message.source
@@ -249,6 +253,15 @@ const rebuild = (message: Message): AssistantMessage | string => {
       default:
         return `block ${i} entry has unknown type ${JSON.stringify(type)}`
     }
+  }
+  // A response cut off at the output limit may end in reasoning (its tool call
+  // dropped, or the budget spent thinking). Anthropic refuses an assistant
+  // message whose last block is signed thinking, and the Responses api a
+  // reasoning item with no output item after it: sent natively, that message
+  // would fail every later request.
+  const last = content[content.length - 1]
+  if (last !== undefined && last.type === "thinking" && last.thinkingSignature !== undefined && endsOnOutput(api)) {
+    return `block ${content.length - 1}: ${api} cannot replay signed reasoning as the message's last block`
   }
   return nativeMessage(content, api, provider, model, stopReason, responseModel, responseId)
 }

@@ -149,8 +149,10 @@ export const parseRoute = (route: string): { readonly provider: string; readonly
 const envAuthContext = (env: Environment, base: AuthContext, seen?: Array<string>): AuthContext => ({
   env: async (name) => {
     seen?.push(name)
-    const value = env[name]
-    return value !== undefined && value.trim() !== "" ? value : undefined
+    // Trimmed: a key read from a CRLF file ends in "\r", which the request drops
+    // but the failure-message redactor would then miss.
+    const value = env[name]?.trim()
+    return value !== undefined && value !== "" ? value : undefined
   },
   fileExists: (path) => base.fileExists(path),
 })
@@ -192,8 +194,8 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     const provider = route.model.provider
     const declared = custom.get(provider)
     if (declared !== undefined) {
-      const value = env[declared.apiKeyEnv]
-      return value !== undefined && value.trim() !== ""
+      const value = env[declared.apiKeyEnv]?.trim()
+      return value !== undefined && value !== ""
         ? Either.right({ secret: value })
         : Either.left({
           code: "MISSING_CREDENTIAL",

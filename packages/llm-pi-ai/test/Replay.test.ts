@@ -37,7 +37,10 @@ describe("PiAiReplay: version-2 round trip", () => {
     ["text with a signature", piAssistant([{ type: "text", text: "hello", textSignature: "{\"v\":1,\"id\":\"msg_1\"}" }], { api: "openai-responses" })],
     ["reasoning without a signature", piAssistant([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "ok" }])],
     ["reasoning with a signature", piAssistant([{ type: "thinking", thinking: "hmm", thinkingSignature: "sig-abc" }, { type: "text", text: "ok" }])],
-    ["redacted reasoning", piAssistant([{ type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true }])],
+    ["redacted reasoning", piAssistant([
+      { type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true },
+      { type: "text", text: "ok" },
+    ])],
     ["a tool call without a signature", piAssistant([toolCall("call_1", "read", { path: "a.txt" })], { stopReason: "toolUse" })],
     ["a tool call with a thought signature", piAssistant([toolCall("call_1", "read", { path: "a.txt", n: [1, 2] }, "c2lnbmF0dXJl")], { api: "google-generative-ai", stopReason: "toolUse" })],
     ["response model and id", piAssistant([{ type: "text", text: "hi" }], { responseModel: "m1-2025", responseId: "resp_9" })],
@@ -191,8 +194,21 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
   })
 
   it("the same signatures are fine for apis that do not parse them", () => {
-    expect(reasonOf(assistantMessage("m", [reasoning("r")], v2([{ type: "reasoning", thinkingSignature: "rs_123" }])))).toBe(undefined)
+    expect(reasonOf(assistantMessage("m", [reasoning("r"), text("a")], v2([{ type: "reasoning", thinkingSignature: "rs_123" }, { type: "text" }]))))
+      .toBe(undefined)
     expect(reasonOf(assistantMessage("m", [call("c", "t", "{}")], v2([{ type: "tool-call", thoughtSignature: "not base64!" }])))).toBe(undefined)
+  })
+
+  it("signed reasoning as the last block (a response cut off after it) degrades where the api refuses it", () => {
+    const endsInReasoning = (api: string) =>
+      reasonOf(assistantMessage("m", [text("a"), reasoning("r")], v2([{ type: "text" }, { type: "reasoning", thinkingSignature: api.includes("responses") ? "{\"id\":\"rs_1\"}" : "sig" }], { api })))
+    expect(endsInReasoning("anthropic-messages")).toBe("block 1: anthropic-messages cannot replay signed reasoning as the message's last block")
+    expect(endsInReasoning("bedrock-converse-stream")).toBe("block 1: bedrock-converse-stream cannot replay signed reasoning as the message's last block")
+    expect(endsInReasoning("openai-responses")).toBe("block 1: openai-responses cannot replay signed reasoning as the message's last block")
+    expect(endsInReasoning("openai-completions")).toBe(undefined)
+    // Unsigned reasoning last, and signed reasoning before other blocks, replay natively.
+    expect(reasonOf(assistantMessage("m", [reasoning("r")], v2([{ type: "reasoning" }])))).toBe(undefined)
+    expect(reasonOf(assistantMessage("m", [reasoning("r"), text("a")], v2([{ type: "reasoning", thinkingSignature: "sig" }, { type: "text" }])))).toBe(undefined)
   })
 
   it("decode answers with a completed Exit (the reconstructor's synchronous path)", () => {

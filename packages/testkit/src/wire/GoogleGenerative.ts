@@ -121,6 +121,15 @@ const errorStatus = (status: number): readonly [status: string, message: string]
   }
 }
 
+/** A `retry-after` header's delay in whole seconds (it may be seconds or a date), 30 without one. */
+const delaySeconds = (retryAfter: string | undefined): number => {
+  if (retryAfter === undefined || retryAfter.trim() === "") return 30
+  const seconds = Number(retryAfter.trim())
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds
+  const date = Date.parse(retryAfter)
+  return Number.isNaN(date) ? 30 : Math.max(0, Math.ceil((date - Date.now()) / 1000))
+}
+
 const error = (reply: HttpErrorReply, _context: RenderContext): HttpResponse => {
   const verbatim = verbatimError(reply, {})
   if (verbatim !== undefined) return verbatim
@@ -130,7 +139,7 @@ const error = (reply: HttpErrorReply, _context: RenderContext): HttpResponse => 
   const retryAfter = reply.headers?.["retry-after"]
   // Gemini states the retry delay in the body (RetryInfo), not only in a header.
   const details = reply.status === 429
-    ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfter ?? "30"}s` }]
+    ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${delaySeconds(retryAfter)}s` }]
     : undefined
   return jsonResponse(
     reply.status,
