@@ -11,7 +11,7 @@ import type { SessionId } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire } from "./internal/FileLease.js"
-import { AlreadyExists, appendEvents, cutTail, materialise, type OpenLog, openLog } from "./internal/JsonlFile.js"
+import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
 import { SessionStore } from "./SessionStore.js"
 import { isStoreError, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
@@ -47,12 +47,20 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile))
           if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, pid: lease.pid })
           let log: OpenLog | undefined
+          // A first write that failed after its file was linked into place: what
+          // it published, so the retry completes it instead of publishing again.
+          let published: { readonly size: number; readonly count: number } | undefined
           const writer: Writer = {
             write: (header, events, first) =>
               attempt(file, first ? "create" : "append to", () => {
                 if (log === undefined) {
                   if (first) {
-                    log = materialise(io, file, header, events)
+                    published ??= { size: publish(io, file, header, events), count: events.length }
+                    log = completePublish(io, file, published.size)
+                    // A retry may carry events appended since the failed attempt.
+                    const rest = events.slice(published.count)
+                    published = undefined
+                    if (rest.length > 0) appendEvents(io, log, rest)
                     return
                   }
                   log = openLog(io, file)

@@ -35,13 +35,18 @@ export interface OpenLog {
   dirty: boolean
 }
 
-/** Publishes a new log; fails with `AlreadyExists` rather than replace a file. */
-export const materialise = (
+/**
+ * Publishes a new log — header and first events, written and synced under a
+ * temporary name, then linked into place — and returns its length. Fails with
+ * `AlreadyExists` rather than replace a file. Once it returns, the file is
+ * there: `completePublish` makes its name durable and opens it for appending.
+ */
+export const publish = (
   io: FileIo,
   file: string,
   header: SessionLog.SessionHeader,
   events: ReadonlyArray<SessionLog.SessionEvent>,
-): OpenLog => {
+): number => {
   const dir = dirname(file)
   const temp = join(dir, `.${basename(file)}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
   const bytes = Buffer.from(JSON.stringify(header) + "\n" + serialize(events))
@@ -66,8 +71,13 @@ export const materialise = (
       // Already gone or never created: nothing to clean.
     }
   }
-  syncDirectory(io, dir)
-  return { fd: io.openSync(file, "a"), size: bytes.length, dirty: false }
+  return bytes.length
+}
+
+/** Syncs the directory of a published log (so its name survives a crash) and opens it for appending. */
+export const completePublish = (io: FileIo, file: string, size: number): OpenLog => {
+  syncDirectory(io, dirname(file))
+  return { fd: io.openSync(file, "a"), size, dirty: false }
 }
 
 export const openLog = (io: FileIo, file: string): OpenLog => {

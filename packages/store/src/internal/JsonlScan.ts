@@ -1,10 +1,10 @@
 /**
  * Reading a JSONL log: the header on line 1, then one event per line with
  * contiguous seq. Decides what a damaged file is:
- * - a last line without its newline, or unparsable lines with no `turn/end`
- *   after them, is a torn tail (a write the crash interrupted, never
+ * - a last line without its newline, or unparsable lines with no complete
+ *   event after them, is a torn tail (a write the crash interrupted, never
  *   acknowledged): reported with its line and byte offset so `open` can cut it;
- * - damage followed by a committed `turn/end` is `SessionCorrupt`, and a line
+ * - damage followed by a complete event is `SessionCorrupt`, and a line
  *   that parses but is not an event of this version is refused (`UnknownEvent`
  *   or `SessionCorrupt`): data that was acknowledged is never cut or skipped.
  */
@@ -91,11 +91,17 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
       }
       const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
       if (damage !== undefined) {
-        if (result._tag === "Event" && result.event.type === "turn/end") {
+        // A write the crash interrupted leaves only its own unacknowledged lines
+        // after the damage, ending in a torn one; a complete event after it is
+        // one that was written after the damaged line — so that line was
+        // committed, and the file is damaged, not torn.
+        if (result._tag === "Event") {
           throw new SessionCorrupt({
             file,
             line: damage.line,
-            detail: `unreadable line followed by a committed turn end (line ${n})`,
+            detail: result.event.type === "turn/end"
+              ? `unreadable line followed by a committed turn end (line ${n})`
+              : `unreadable line followed by a complete event (seq ${result.event.seq}, line ${n})`,
           })
         }
         continue
