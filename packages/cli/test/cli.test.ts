@@ -355,3 +355,41 @@ describe("demo", () => {
     expect(readFileSync(join(dir, "workspace", "notes.txt"), "utf8")).toContain("append-only log")
   })
 })
+
+describe("one damaged log among good ones", () => {
+  const home = tempDir("damaged")
+  const cwd = tempDir("damaged-cwd")
+  const env = { TURNLOG_HOME: home }
+
+  it("sessions and doctor show the good session and name the damaged one; run --continue says what it left out", async () => {
+    const first = await turnlog(["run", "hello"], { cwd, env })
+    expect(first.code, first.stderr).toBe(0)
+    const id = sessionIdFrom(first.stderr)
+    const empty = join(home, "sessions", "empty.jsonl")
+    writeFileSync(empty, "")
+
+    const listed = await turnlog(["sessions", "--json"], { cwd, env })
+    expect(listed.code).toBe(1)
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((s) => s.id)).toEqual([id])
+    expect(listed.stderr).toBe(
+      `turnlog: session empty cannot be read: ${empty}:1: the file is empty\n` +
+        "turnlog: 1 session(s) cannot be read (see: turnlog doctor)\n",
+    )
+
+    const doctor = await turnlog(["doctor"], { cwd, env })
+    expect(doctor.code).toBe(1)
+    expect(doctor.stdout.split("\n").slice(0, 2)).toEqual([
+      `session empty: cannot be read: ${empty}:1: the file is empty`,
+      `session ${id} (${cwd}): 22 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state`,
+    ])
+
+    const again = await turnlog(["run", "--continue", "more"], { cwd, env })
+    expect(again.code, again.stderr).toBe(0)
+    expect(sessionIdFrom(again.stderr)).toBe(id)
+    expect(again.stderr).toContain(
+      "turnlog: 1 stored session(s) cannot be read and were not considered (see: turnlog doctor)\n",
+    )
+    // Nothing was changed or removed.
+    expect(readFileSync(empty, "utf8")).toBe("")
+  })
+})

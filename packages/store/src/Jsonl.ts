@@ -13,7 +13,7 @@ import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
-import { SessionStore } from "./SessionStore.js"
+import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import { isStoreError, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
 
 export interface JsonlOptions {
@@ -104,17 +104,19 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       list: () =>
         Effect.gen(function*() {
           const names = yield* attempt(dir, "list", () => io.readdirSync(dir))
-          const summaries = []
+          const sessions: Array<SessionSummary> = []
+          const unreadable: Array<Unreadable> = []
           for (const name of names) {
             if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
             const id = name.slice(0, -".jsonl".length)
             const summary = yield* attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id)).pipe(
               // Removed between the listing and the read: not a session any more.
               Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
+              Effect.catchAll((error) => Effect.sync(() => void unreadable.push({ id, error }))),
             )
-            if (summary !== undefined) summaries.push(summary)
+            if (summary !== undefined) sessions.push(summary)
           }
-          return summaries
+          return { sessions, unreadable }
         }),
     }
     return yield* makeCore(backend)

@@ -69,13 +69,14 @@ const makeBackend = (storage: MemoryStorage): Backend => {
         return stored === undefined ? Effect.fail(new SessionNotFound({ sessionId: id })) : Effect.succeed(loadStored(stored))
       }),
     list: () =>
-      Effect.sync(() =>
-        Array.from(storage.sessions.values()).flatMap((stored) => {
+      Effect.sync(() => ({
+        sessions: Array.from(storage.sessions.values()).flatMap((stored) => {
           const { events, header } = loadStored(stored)
           const summary = summarize(header, events)
           return summary === undefined ? [] : [summary]
-        })
-      ),
+        }),
+        unreadable: [],
+      })),
   }
 }
 

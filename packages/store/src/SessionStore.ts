@@ -22,6 +22,17 @@ export interface SessionSummary {
   readonly title: string
 }
 
+/** A stored session that cannot be read, and why. */
+export interface Unreadable {
+  readonly id: string
+  readonly error: StoreError
+}
+
+export interface SessionList {
+  readonly sessions: ReadonlyArray<SessionSummary>
+  readonly unreadable: ReadonlyArray<Unreadable>
+}
+
 /** What loading had to repair or found, reported to the user. */
 export interface Recovery {
   /**
@@ -76,7 +87,13 @@ export interface Service {
    */
   readonly read: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
   /** Sessions with at least one event, most recently updated first. */
-  readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, StoreError>
+  /**
+   * The stored sessions that have events, most recently updated first, and the
+   * ones that cannot be read (a damaged header, a newer version), each with
+   * why: one bad session never hides the others. Fails only when the sessions
+   * cannot be listed at all.
+   */
+  readonly list: () => Effect.Effect<SessionList, StoreError>
   /** Flushes and gives up the lease. */
   readonly release: (id: SessionId) => Effect.Effect<void, StoreError>
 }

@@ -23,7 +23,7 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
 import { drop, hold, isLive, newToken } from "./internal/Liveness.js"
-import { SessionStore, type SessionSummary } from "./SessionStore.js"
+import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import {
   SessionCorrupt,
   SessionLocked,
@@ -320,10 +320,16 @@ export const makeSqlite = (options: SqliteOptions) =>
           const rows = yield* sql<SummaryRow>`SELECT id, version, created_at, cwd, title, turns, first_message,
             coalesce((SELECT time FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1), updated_at) AS updated_at
             FROM sessions`.pipe(Effect.mapError(io("list")))
-          const summaries: Array<SessionSummary> = []
+          const sessions: Array<SessionSummary> = []
+          const unreadable: Array<Unreadable> = []
           for (const row of rows) {
-            const header = yield* headerOf(row)
-            summaries.push({
+            const read = headerOf(row)
+            if (Either.isLeft(read)) {
+              unreadable.push({ id: row.id, error: read.left })
+              continue
+            }
+            const header = read.right
+            sessions.push({
               id: header.id,
               cwd: header.cwd,
               createdAt: header.createdAt,
@@ -332,7 +338,7 @@ export const makeSqlite = (options: SqliteOptions) =>
               title: row.title ?? row.first_message ?? "",
             })
           }
-          return summaries
+          return { sessions, unreadable }
         }),
     }
     return yield* makeCore(backend)

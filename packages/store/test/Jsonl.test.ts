@@ -159,7 +159,25 @@ describe("jsonl: file format and recovery", () => {
         const newer = yield* Effect.flip(withStore(h, (store) => store.read(id)))
         expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 2, supported: 1 })
         expect(newer.message).toBe(`${file}: log version 2 was written by a newer turnlog (this build reads version 1)`)
-        expect(yield* Effect.flip(withStore(h, (store) => store.list()))).toMatchObject({ _tag: "UnsupportedVersion" })
+        // Listed as unreadable, with why; it hides no other session.
+        const listed = yield* withStore(h, (store) => store.list())
+        expect(listed.sessions).toStrictEqual([])
+        expect(listed.unreadable.map((u) => [u.id, u.error.message])).toStrictEqual([[id, newer.message]])
+      })
+    ))
+
+  it.effect("lists the readable sessions beside the damaged ones, each with why", () =>
+    withHome((home, h) =>
+      Effect.gen(function*() {
+        const id = yield* writeSession(h)
+        writeFileSync(join(home, "sessions", "empty.jsonl"), "")
+        writeFileSync(join(home, "sessions", "copy.jsonl"), readFileSync(fileOf(home, id), "utf8"))
+        const listed = yield* withStore(h, (store) => store.list())
+        expect(listed.sessions.map((s) => s.id)).toStrictEqual([id])
+        expect(listed.unreadable.map((u) => [u.id, u.error.message]).sort()).toStrictEqual([
+          ["copy", `${join(home, "sessions", "copy.jsonl")}:1: the header names session ${id}`],
+          ["empty", `${join(home, "sessions", "empty.jsonl")}:1: the file is empty`],
+        ])
       })
     ))
 

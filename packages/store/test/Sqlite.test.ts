@@ -118,6 +118,10 @@ describe("sqlite: schema, durability settings and refusals", () => {
           found: 2,
           supported: 1,
         })
+        // Listed as unreadable, with why; it hides no other session.
+        const listed = yield* withStore(h, (store) => store.list())
+        expect(listed.sessions).toStrictEqual([])
+        expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])
         yield* db("PRAGMA user_version = 7")
         const newer = yield* Effect.flip(withStore(h, (store) => store.list()))
         expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 7, supported: 1, subject: "database schema" })

@@ -19,8 +19,13 @@ export type Entry = Doctor.SessionReport | { readonly id: string; readonly unrea
 export const examine = (ids: ReadonlyArray<string> | undefined) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const targets = ids ?? (yield* store.list().pipe(Effect.mapError(toCommandError))).map((s) => s.id)
     const entries: Array<Entry> = []
+    let targets = ids
+    if (targets === undefined) {
+      const listed = yield* store.list().pipe(Effect.mapError(toCommandError))
+      targets = listed.sessions.map((s) => s.id)
+      for (const { error, id } of listed.unreadable) entries.push({ id, unreadable: error.message })
+    }
     for (const id of targets) {
       const read = yield* Effect.either(store.read(SessionId.make(id)))
       entries.push(Either.isRight(read) ? Doctor.diagnose(read.right) : { id, unreadable: read.left.message })

@@ -63,7 +63,11 @@ const sessionFor = (options: RunOptions, route: string) =>
       id = options.session.value as SessionId
     } else if (options.continue) {
       const cwd = process.cwd()
-      const latest = (yield* store.list()).find((s) => s.cwd === cwd)
+      const listed = yield* store.list()
+      if (listed.unreadable.length > 0) {
+        yield* note(`${listed.unreadable.length} stored session(s) cannot be read and were not considered (see: turnlog doctor)`)
+      }
+      const latest = listed.sessions.find((s) => s.cwd === cwd)
       if (latest === undefined) {
         return yield* new CommandFailed({
           message: `no session to continue in ${cwd}; start one with: turnlog run <prompt>`,

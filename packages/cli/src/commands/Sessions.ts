@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as Layers from "../Layers.js"
-import { json, out } from "../Output.js"
+import { json, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
@@ -18,9 +18,19 @@ export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): st
     .join("\n") + "\n"
 }
 
+/**
+ * Lists the readable sessions; each one that cannot be read is named on
+ * stderr with why, and then the command fails (exit 1), having hidden nothing.
+ */
 export const sessions = (settings: Settings, options: { readonly json: boolean }) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const all = yield* store.list().pipe(Effect.mapError((e) => new CommandFailed({ message: e.message })))
+    const { sessions: all, unreadable } = yield* store.list().pipe(
+      Effect.mapError((e) => new CommandFailed({ message: e.message })),
+    )
     yield* options.json ? json(all) : out(render(all))
+    if (unreadable.length > 0) {
+      for (const { error, id } of unreadable) yield* note(`session ${id} cannot be read: ${error.message}`)
+      return yield* new CommandFailed({ message: `${unreadable.length} session(s) cannot be read (see: turnlog doctor)` })
+    }
   }).pipe(Effect.provide(Layers.storeLayer(settings)))

@@ -8,7 +8,7 @@ import { Console, Effect } from "effect"
 import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
-import type { LoadedSession, Recovery, Service, SessionSummary } from "../SessionStore.js"
+import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
 import { type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
@@ -39,8 +39,8 @@ export interface Backend {
   readonly acquire: (id: SessionId) => Effect.Effect<Writer, StoreError>
   /** Loads a session; `repair` cuts a torn tail (keeping its bytes), otherwise it is only reported. */
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
-  /** Summaries of the stored sessions that have events, in any order. */
-  readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, StoreError>
+  /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
+  readonly list: () => Effect.Effect<SessionList, StoreError>
 }
 
 interface Held {
@@ -205,8 +205,8 @@ export const makeCore = (backend: Backend) =>
       list: () =>
         serial(Effect.gen(function*() {
           for (const session of held.values()) yield* flushHeld(session)
-          const summaries = yield* backend.list()
-          return [...summaries].sort(byRecency)
+          const listed = yield* backend.list()
+          return { sessions: [...listed.sessions].sort(byRecency), unreadable: listed.unreadable }
         })),
 
       release: (id) =>

@@ -224,7 +224,8 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               yield* store.append(titled, SessionLog.stamp(3, [{ type: "turn/end", data: { reason: "completed" } }], "2025-01-02T00:00:00.000Z"))
               return { titled, untitled, empty }
             }))
-          const listed = yield* withStore(h, (store) => store.list())
+          const { sessions: listed, unreadable } = yield* withStore(h, (store) => store.list())
+          expect(unreadable).toStrictEqual([])
           expect(listed).toStrictEqual([
             {
               id: ids.untitled,
@@ -258,7 +259,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               const id = yield* store.create({ cwd: "/p" })
               const own = yield* store.read(id)
               expect(own.events).toStrictEqual([])
-              expect(yield* store.list()).toStrictEqual([])
+              expect(yield* store.list()).toStrictEqual({ sessions: [], unreadable: [] })
               return id
             }))
           expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({ _tag: "SessionNotFound" })
