@@ -6,7 +6,14 @@
  */
 export const GLOBAL_OPTIONS: ReadonlyArray<string> = ["--home", "--config", "--store"]
 
-/** `argv` without node and the script: the user's words. */
+/** A global option given last (or before `--`) without its value. */
+export class MissingValue extends Error {
+  constructor(readonly option: string) {
+    super(`${option} needs a value (${option} ${option === "--store" ? "jsonl|sqlite" : option === "--home" ? "<dir>" : "<file>"})`)
+  }
+}
+
+/** `argv` without node and the script: the user's words. Throws `MissingValue`. */
 export const hoist = (args: ReadonlyArray<string>): Array<string> => {
   const globals: Array<string> = []
   const rest: Array<string> = []
@@ -21,8 +28,10 @@ export const hoist = (args: ReadonlyArray<string>): Array<string> => {
       if (arg.includes("=")) {
         globals.push(name, arg.slice(arg.indexOf("=") + 1))
       } else {
-        globals.push(arg)
-        if (i + 1 < args.length) globals.push(args[++i]!)
+        const value = args[i + 1]
+        if (value === undefined || value === "--") throw new MissingValue(arg)
+        globals.push(arg, value)
+        i++
       }
     } else {
       rest.push(arg)

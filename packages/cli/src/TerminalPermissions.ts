@@ -3,26 +3,49 @@
  * otherwise denied with a note that says how to allow them. A denial is an
  * error result the model sees; the turn goes on.
  */
-import { createInterface } from "node:readline/promises"
+import { createInterface } from "node:readline"
 import { Effect, type Layer } from "effect"
 import { Permissions } from "@turnlog/agent"
 
 const HOW_TO_ALLOW = `pass --allow-tools or set "permissions": "allow" in the config`
 
+/**
+ * One question on the terminal. "y" or "yes" allows; anything else, or the end
+ * of input (Ctrl-D), denies. Ctrl-C — which the terminal's raw mode hands to
+ * the question as a key, not as a signal — stops the turn as a Ctrl-C anywhere
+ * else does: the question stays unanswered and the process gets its SIGINT.
+ */
 const askTerminal = (request: Permissions.Request): Effect.Effect<Permissions.Decision> =>
-  Effect.promise(async () => {
+  Effect.async<Permissions.Decision>((resume) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr })
-    try {
-      const answer = await rl.question(`turnlog: allow ${request.title}? [y/N] `)
-      return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny"
-    } finally {
+    let settled = false
+    const settle = (decision: Permissions.Decision) => {
+      if (settled) return
+      settled = true
       rl.close()
+      resume(Effect.succeed(decision))
     }
+    rl.on("SIGINT", () => {
+      settled = true
+      rl.close()
+      process.stderr.write("\n")
+      process.kill(process.pid, "SIGINT")
+    })
+    rl.on("close", () => settle("deny"))
+    rl.question(`turnlog: allow ${request.title}? [y/N] `, (answer) => settle(/^y(es)?$/i.test(answer.trim()) ? "allow" : "deny"))
+    // Interrupted (the turn was cancelled): the question is withdrawn.
+    return Effect.sync(() => {
+      settled = true
+      rl.close()
+    })
   })
+
+/** The question is asked only where it can be seen and answered: both stdin and stderr on a terminal. */
+const canAsk = (): boolean => process.stdin.isTTY === true && process.stderr.isTTY === true
 
 export const layer = (): Layer.Layer<Permissions.Permissions> =>
   Permissions.layerAsk((request) =>
-    process.stdin.isTTY === true
+    canAsk()
       ? askTerminal(request)
       : Effect.sync(() => {
         process.stderr.write(`turnlog: denied ${request.title} (no terminal to ask; ${HOW_TO_ALLOW})\n`)

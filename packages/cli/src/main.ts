@@ -10,13 +10,23 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { cli } from "./Cli.js"
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./CliError.js"
-import { hoist } from "./GlobalArgs.js"
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
+import { hoist, MissingValue } from "./GlobalArgs.js"
 
-// A reader that went away (`turnlog show … | head`, an editor that quit) ends the command quietly.
+// A reader that went away (`turnlog run … | head`, an editor that quit) stops
+// the command the way Ctrl-C does — a turn in flight is closed in the log as
+// cancelled — and the exit code is a broken pipe's (141). Notes on stderr are
+// not worth a turn: once its reader is gone they are dropped.
+let readerGone = false
+const EXIT_BROKEN_PIPE = 141
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(0)
-  throw error
+  if (error.code !== "EPIPE") throw error
+  if (readerGone) return
+  readerGone = true
+  process.kill(process.pid, "SIGINT")
+})
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
 })
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
@@ -24,7 +34,16 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
   return squashed instanceof Error ? squashed.message : String(squashed)
 }
 
-const program = Effect.suspend(() => cli(["node", "turnlog", ...hoist(process.argv.slice(2))])).pipe(
+const program = Effect.suspend(() => {
+  let args: Array<string>
+  try {
+    args = hoist(process.argv.slice(2))
+  } catch (error) {
+    if (error instanceof MissingValue) return Effect.fail(new UsageError({ message: error.message }))
+    throw error
+  }
+  return cli(["node", "turnlog", ...args])
+}).pipe(
   Effect.as(EXIT_OK),
   Effect.catchAll((error) => {
     if (ValidationError.isValidationError(error)) return Effect.succeed(EXIT_USAGE) // already printed by the parser
@@ -49,6 +68,14 @@ const program = Effect.suspend(() => cli(["node", "turnlog", ...hoist(process.ar
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
-    onExit(Exit.isSuccess(exit) ? (exit.value as number) : Exit.isInterrupted(exit) ? 130 : EXIT_FAILED)
+    onExit(
+      readerGone
+        ? EXIT_BROKEN_PIPE
+        : Exit.isSuccess(exit)
+        ? (exit.value as number)
+        : Exit.isInterrupted(exit)
+        ? 130
+        : EXIT_FAILED,
+    )
   },
 })

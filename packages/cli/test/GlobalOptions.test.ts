@@ -1,0 +1,17 @@
+// A global option given last, without its value (`turnlog sessions --home`),
+// is a usage error that names the option, not an "Invalid subcommand".
+import { afterAll, describe, expect, it } from "vitest"
+import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+
+afterAll(removeTempDirs)
+
+describe("a global option without its value", () => {
+  it.each([
+    [["sessions", "--home"], "turnlog: --home needs a value (--home <dir>)\n"],
+    [["run", "hi", "--config"], "turnlog: --config needs a value (--config <file>)\n"],
+    [["doctor", "--store", "--", "x"], "turnlog: --store needs a value (--store jsonl|sqlite)\n"],
+  ])("turnlog %j names the option that lacks a value (exit 2)", async (args, message) => {
+    const result = await turnlog(args, { cwd: tempDir("globals-cwd"), env: { TURNLOG_HOME: tempDir("globals-home") } })
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: message })
+  })
+})
