@@ -105,6 +105,14 @@ export const run = (settings: Settings, options: RunOptions) =>
       yield* note(`session ${id}`)
       let wroteText = false
       let endsWithNewline = true
+      // The answer's line is ended before anything else is shown (a tool note,
+      // reasoning, a retry), so two answers never run together on stdout and a
+      // note never lands mid-line.
+      const endLine = Effect.suspend(() => {
+        if (endsWithNewline) return Effect.void
+        endsWithNewline = true
+        return out("\n")
+      })
       const end = yield* loop.prompt(id, prompt).pipe(
         Stream.runFoldEffect(
           undefined as Extract<AgentLoop.AgentUpdate, { type: "turn-end" }> | undefined,
@@ -115,20 +123,23 @@ export const run = (settings: Settings, options: RunOptions) =>
                 endsWithNewline = update.text.endsWith("\n")
                 return Effect.as(out(update.text), end)
               case "reasoning-delta":
-                return Effect.as(Effect.sync(() => process.stderr.write(update.text)), end)
+                return Effect.as(Effect.zipRight(endLine, Effect.sync(() => process.stderr.write(update.text))), end)
               case "tool-call":
                 return Effect.as(
-                  note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`),
+                  Effect.zipRight(endLine, note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`)),
                   end,
                 )
               case "tool-result":
                 return Effect.as(
-                  note(`tool ${update.name} ${update.isError ? "failed" : "done"}: ${firstLine(update.content)}`),
+                  Effect.zipRight(endLine, note(`tool ${update.name} ${update.isError ? "failed" : "done"}: ${firstLine(update.content)}`)),
                   end,
                 )
               case "retry":
                 return Effect.as(
-                  note(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`),
+                  Effect.zipRight(
+                    endLine,
+                    note(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`),
+                  ),
                   end,
                 )
               case "turn-end":
