@@ -2,12 +2,14 @@
  * The one place the Layer graph is built: store, model, tools, permissions
  * and the agent loop, from the resolved settings and the model choice.
  */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
 import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
-import { type SessionStore, StoreLayer } from "@turnlog/store"
+import { Memory, type SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
@@ -19,6 +21,16 @@ export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.Session
   StoreLayer.layer({ kind: settings.store, home: settings.home }).pipe(
     Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
   )
+
+/**
+ * The store for commands that only read (`sessions`, `show`, `doctor`): where
+ * nothing has been stored yet — no `<home>/sessions/`, or no `sessions.db` —
+ * an empty store, so a mistyped home is not created just by looking at it.
+ */
+export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
+  existsSync(join(settings.home, settings.store === "sqlite" ? "sessions.db" : "sessions"))
+    ? storeLayer(settings)
+    : Memory.layerMemory
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))

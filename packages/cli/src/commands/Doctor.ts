@@ -51,4 +51,4 @@ export const doctor = (settings: Settings, options: { readonly id: string | unde
           : `${unreadable.length} session(s) cannot be read`,
       })
     }
-  }).pipe(Effect.provide(Layers.storeLayer(settings)))
+  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))

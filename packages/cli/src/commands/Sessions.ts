@@ -33,4 +33,4 @@ export const sessions = (settings: Settings, options: { readonly json: boolean }
       for (const { error, id } of unreadable) yield* note(`session ${id} cannot be read: ${error.message}`)
       return yield* new CommandFailed({ message: `${unreadable.length} session(s) cannot be read (see: turnlog doctor)` })
     }
-  }).pipe(Effect.provide(Layers.storeLayer(settings)))
+  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))

@@ -14,4 +14,4 @@ export const show = (settings: Settings, options: { readonly id: string; readonl
     const session = yield* store.read(SessionId.make(options.id)).pipe(Effect.mapError(toCommandError))
     const transcript = Transcript.fromSession(session)
     yield* options.json ? json(transcript) : out(`${Transcript.render(transcript)}\n`)
-  }).pipe(Effect.provide(Layers.storeLayer(settings)))
+  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
