@@ -3,31 +3,24 @@
  * body, as a google.rpc.RetryInfo `retryDelay` ("30s", "45.837906927s"). The
  * failure carries it as `retryAfterMs`, so the agent waits as long as asked.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Loopback } from "@turnlog/testkit"
-import { harness, type Harness, request, user } from "./harness.js"
+import { describe, expect, it } from "@effect/vitest"
+import { request, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-let h: Harness
-beforeAll(async () => {
-  server = await Loopback.start()
-  h = await harness(server)
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 const API = "google-generative-ai" as const
 
 describe("google-generative-ai: the retry delay of a 429", () => {
   it("the loopback's default Gemini 429 (RetryInfo 30s in the body, no header) → retryAfterMs 30000", async () => {
-    server.enqueue({ status: 429 })
-    const chunks = await h.collect(request(API, [user("u1", "Hello")]))
+    loopback.server.enqueue({ status: 429 })
+    const chunks = await loopback.h.collect(request(API, [user("u1", "Hello")]))
     expect(chunks.at(-1)).toMatchObject({
       reason: { kind: "error", failure: { code: "RATE_LIMIT", status: 429, retryAfterMs: 30_000 } },
     })
   })
 
   it("a real-shaped body with a fractional retryDelay → retryAfterMs from it", async () => {
-    server.enqueue({
+    loopback.server.enqueue({
       status: 429,
       body: {
         error: {
@@ -38,7 +31,7 @@ describe("google-generative-ai: the retry delay of a 429", () => {
         },
       },
     })
-    const chunks = await h.collect(request(API, [user("u1", "Hello")]))
+    const chunks = await loopback.h.collect(request(API, [user("u1", "Hello")]))
     expect(chunks.at(-1)).toMatchObject({
       reason: { kind: "error", failure: { code: "RATE_LIMIT", status: 429, retryAfterMs: 45_838 } },
     })

@@ -3,19 +3,14 @@
  * or space) is trimmed once: the request sends the trimmed key, and a provider
  * failure that echoes it is scrubbed before it reaches a chunk.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Stream } from "effect"
 import { LlmAdapter } from "@turnlog/llm/LlmAdapter"
 import { layerSilent } from "@turnlog/llm/ReplayDiagnostics"
-import { Loopback } from "@turnlog/testkit"
 import { PiAiAdapter } from "@turnlog/llm-pi-ai"
-import { APIS, configFor, KEY, KEY_ENV, request, user } from "./harness.js"
+import { APIS, configFor, KEY, KEY_ENV, request, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-beforeAll(async () => {
-  server = await Loopback.start()
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 describe.each(APIS)("%s: a key with surrounding whitespace in the environment", (api) => {
   it.each([["\\r (CRLF .env file)", `${KEY}\r`], ["\\n", `${KEY}\n`], ["a trailing space", `${KEY} `]])(
@@ -24,10 +19,10 @@ describe.each(APIS)("%s: a key with surrounding whitespace in the environment", 
       const adapter = await Effect.runPromise(
         Effect.provide(
           LlmAdapter,
-          PiAiAdapter.layerPiAi(configFor(server), { env: { [KEY_ENV]: value } }).pipe(Layer.provide(layerSilent)),
+          PiAiAdapter.layerPiAi(configFor(loopback.server), { env: { [KEY_ENV]: value } }).pipe(Layer.provide(layerSilent)),
         ),
       )
-      server.enqueue({ status: 401, message: `Incorrect API key provided: ${KEY}.` })
+      loopback.server.enqueue({ status: 401, message: `Incorrect API key provided: ${KEY}.` })
       const chunks = await Effect.runPromise(
         Stream.runCollect(adapter.stream(request(api, [user("u", "hi")]))).pipe(Effect.map(Chunk.toReadonlyArray)),
       )

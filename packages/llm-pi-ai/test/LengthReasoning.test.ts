@@ -6,29 +6,25 @@
  * reasoning item "provided without its required following item". The message
  * degrades to provider-neutral content instead.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Loopback } from "@turnlog/testkit"
-import { harness, request, stored, user } from "./harness.js"
+import { harness, request, stored, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-beforeAll(async () => {
-  server = await Loopback.start()
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 const cut = { type: "tool-call", id: "call_cut9", name: "write_file", arguments: "{\"path\":\"out", complete: false } as const
 
 /** Streams `reply`, stores it as the agent loop does, and returns the continuation's request body. */
 const continuation = async (api: "anthropic-messages" | "openai-responses", reply: Loopback.ReplyInput) => {
-  const h = await harness(server)
-  server.enqueue(reply, { blocks: [{ type: "text", text: "ok" }] })
-  const before = server.requests().length
+  const h = await harness(loopback.server)
+  loopback.server.enqueue(reply, { blocks: [{ type: "text", text: "ok" }] })
+  const before = loopback.server.requests().length
   const first = await h.collect(request(api, [user("u1", "Write the file")]))
   const { assembled, message } = stored("a1", api, first)
   expect(assembled.finish).toEqual({ kind: "max-tokens" })
   expect(assembled.blocks.map((b) => b.type)).toEqual(["reasoning"])
   await h.collect(request(api, [user("u1", "Write the file"), message, user("u2", "go on")]))
-  return server.requests()[before + 1]!.body as any
+  return loopback.server.requests()[before + 1]!.body as any
 }
 
 describe("anthropic-messages: a max-tokens reply that ends in thinking", () => {

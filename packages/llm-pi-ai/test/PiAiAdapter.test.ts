@@ -3,22 +3,15 @@
  * out in the request and never into a chunk, per-session memoized
  * reconstruction, and request fields reaching the wire.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Exit, Layer, Stream } from "effect"
 import { LlmAdapter } from "@turnlog/llm/LlmAdapter"
 import { layerSilent } from "@turnlog/llm/ReplayDiagnostics"
 import { MessageId, SessionId, type StreamChunk } from "@turnlog/protocol"
-import { Loopback } from "@turnlog/testkit"
 import { PiAiAdapter } from "@turnlog/llm-pi-ai"
-import { configFor, harness, type Harness, KEY, KEY_ENV, MODEL, providerOf, request, user } from "./harness.js"
+import { configFor, harness, KEY, KEY_ENV, MODEL, providerOf, request, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-let h: Harness
-beforeAll(async () => {
-  server = await Loopback.start()
-  h = await harness(server)
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 const API = "openai-completions" as const
 
@@ -30,17 +23,17 @@ const collect = (stream: Stream.Stream<StreamChunk>) =>
 
 describe("PiAiAdapter: failures become one error finish", () => {
   it("an unknown route, before any HTTP request", async () => {
-    const before = server.requests().length
-    expect(await h.collect({ provider: "nowhere", model: "x", messages: [user("u", "hi")] })).toStrictEqual([{
+    const before = loopback.server.requests().length
+    expect(await loopback.h.collect({ provider: "nowhere", model: "x", messages: [user("u", "hi")] })).toStrictEqual([{
       type: "finish",
       reason: { kind: "error", failure: { code: "UNKNOWN_ROUTE", message: "unknown provider nowhere (route nowhere/x)" } },
     }])
-    expect(server.requests().length).toBe(before)
+    expect(loopback.server.requests().length).toBe(before)
   })
 
   it("a missing credential names the variable, before any HTTP request", async () => {
-    const adapter = await adapterWith(configFor(server), { env: {} })
-    const before = server.requests().length
+    const adapter = await adapterWith(configFor(loopback.server), { env: {} })
+    const before = loopback.server.requests().length
     expect(await collect(adapter.stream(request(API, [user("u", "hi")])))).toStrictEqual([{
       type: "finish",
       reason: {
@@ -51,11 +44,11 @@ describe("PiAiAdapter: failures become one error finish", () => {
         },
       },
     }])
-    expect(server.requests().length).toBe(before)
+    expect(loopback.server.requests().length).toBe(before)
   })
 
   it("a fetch that throws while dispatching", async () => {
-    const adapter = await adapterWith(configFor(server), {
+    const adapter = await adapterWith(configFor(loopback.server), {
       env: { [KEY_ENV]: KEY },
       fetch: () => Promise.reject(new TypeError("fetch failed")),
     })
@@ -79,10 +72,10 @@ describe("PiAiAdapter: failures become one error finish", () => {
 
 describe("PiAiAdapter: the key", () => {
   it("goes out in the request and never into a chunk, even when the provider echoes it", async () => {
-    server.enqueue({ status: 401, message: `invalid key ${KEY} for this project` })
-    const index = server.requests().length
-    const chunks = await h.collect(request(API, [user("u", "hi")]))
-    expect(server.requests()[index]!.headers["authorization"]).toBe(`Bearer ${KEY}`)
+    loopback.server.enqueue({ status: 401, message: `invalid key ${KEY} for this project` })
+    const index = loopback.server.requests().length
+    const chunks = await loopback.h.collect(request(API, [user("u", "hi")]))
+    expect(loopback.server.requests()[index]!.headers["authorization"]).toBe(`Bearer ${KEY}`)
     expect(JSON.stringify(chunks)).not.toContain(KEY)
     expect(chunks.at(-1)).toMatchObject({
       reason: { kind: "error", failure: { code: "AUTH", message: expect.stringContaining("invalid key [redacted] for this project") } },
@@ -100,8 +93,8 @@ describe("PiAiAdapter: reconstruction is memoized per session", () => {
   const history = [user("u1", "one"), legacy, user("u2", "two")]
 
   it("a degraded message is reported once per session, not once per request", async () => {
-    const fresh = await harness(server)
-    server.enqueue({ blocks: [{ type: "text", text: "a" }] }, { blocks: [{ type: "text", text: "b" }] }, {
+    const fresh = await harness(loopback.server)
+    loopback.server.enqueue({ blocks: [{ type: "text", text: "a" }] }, { blocks: [{ type: "text", text: "b" }] }, {
       blocks: [{ type: "text", text: "c" }],
     })
     await fresh.collect(request(API, history, { sessionId: SessionId.make("s1") }))
@@ -114,16 +107,16 @@ describe("PiAiAdapter: reconstruction is memoized per session", () => {
 
 describe("PiAiAdapter: request fields reach the wire", () => {
   it("system prompt, tools, max tokens and temperature", async () => {
-    server.enqueue({ blocks: [{ type: "text", text: "ok" }] })
-    const index = server.requests().length
-    const chunks = await h.collect(request(API, [user("u", "hi")], {
+    loopback.server.enqueue({ blocks: [{ type: "text", text: "ok" }] })
+    const index = loopback.server.requests().length
+    const chunks = await loopback.h.collect(request(API, [user("u", "hi")], {
       system: "You are terse.",
       tools: [{ name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }],
       maxTokens: 321,
       temperature: 0.25,
     }))
     expect(chunks.at(-1)).toMatchObject({ type: "finish", reason: { kind: "stop" } })
-    const body = server.requests()[index]!.body as any
+    const body = loopback.server.requests()[index]!.body as any
     expect(body.messages[0]).toEqual({ role: "system", content: "You are terse." })
     expect(body.tools.map((t: any) => [t.function.name, t.function.parameters.required])).toEqual([["read_file", ["path"]]])
     expect(body.max_completion_tokens).toBe(321)

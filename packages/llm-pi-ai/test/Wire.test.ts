@@ -4,16 +4,12 @@
  * continues with its text and no trace of the cut tool call; a legacy message
  * degrades to provider-neutral content with one diagnostic.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { makeToolResult, MessageId, type StreamChunk } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
-import { type Api, APIS, harness, MODEL, providerOf, request, stored, user } from "./harness.js"
+import { type Api, APIS, harness, MODEL, providerOf, request, stored, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-beforeAll(async () => {
-  server = await Loopback.start()
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 const finishOf = (chunks: ReadonlyArray<StreamChunk>) => chunks.at(-1)
 
@@ -118,10 +114,10 @@ const signed: Record<Api, Signed> = {
 
 describe.each(APIS)("%s over the loopback", (api) => {
   it("a continuation carries the first reply's signatures verbatim", async () => {
-    const h = await harness(server)
+    const h = await harness(loopback.server)
     const { reply, signatures, assistantTurn } = signed[api]
-    server.enqueue(reply, { blocks: [{ type: "text", text: "The notes say hi." }] })
-    const before = server.requests().length
+    loopback.server.enqueue(reply, { blocks: [{ type: "text", text: "The notes say hi." }] })
+    const before = loopback.server.requests().length
 
     const first = await h.collect(request(api, [user("u1", "Read my notes")]))
     expect(finishOf(first)).toMatchObject({ type: "finish", reason: { kind: "tool-calls" } })
@@ -138,7 +134,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     ]))
     expect(finishOf(second)).toMatchObject({ type: "finish", reason: { kind: "stop" } })
 
-    const body = server.requests()[before + 1]!.body
+    const body = loopback.server.requests()[before + 1]!.body
     const turn = JSON.stringify(assistantTurn(body))
     for (const signature of signatures) expect(turn).toContain(signature)
     expect(assistantTurn(body)).toEqual(signed[api].expected)
@@ -147,15 +143,15 @@ describe.each(APIS)("%s over the loopback", (api) => {
   })
 
   it("a length reply keeps the text only, stores one text entry, and continues with no tool call in any form", async () => {
-    const h = await harness(server)
-    server.enqueue({
+    const h = await harness(loopback.server)
+    loopback.server.enqueue({
       blocks: [
         { type: "text", text: "Writing the file now." },
         { type: "tool-call", id: "call_cut9", name: "write_file", arguments: "{\"path\":\"out.txt\",\"content\":\"hel", complete: false },
       ],
       finish: "max-tokens",
     }, { blocks: [{ type: "text", text: "Continuing." }] })
-    const before = server.requests().length
+    const before = loopback.server.requests().length
 
     const first = await h.collect(request(api, [user("u1", "Write the file")]))
     const { assembled, message } = stored("a1", api, first)
@@ -165,16 +161,16 @@ describe.each(APIS)("%s over the loopback", (api) => {
 
     const second = await h.collect(request(api, [user("u1", "Write the file"), message, user("u2", "go on")]))
     expect(finishOf(second)).toMatchObject({ type: "finish", reason: { kind: "stop" } })
-    const wire = JSON.stringify(server.requests()[before + 1]!.body)
+    const wire = JSON.stringify(loopback.server.requests()[before + 1]!.body)
     expect(wire).toContain("Writing the file now.")
     for (const trace of ["call_cut9", "write_file", "out.txt", "hel"]) expect(wire).not.toContain(trace)
     expect(await h.diagnostics()).toEqual([])
   })
 
   it("a legacy flat version-1 message goes as provider-neutral content with one diagnostic, and the request succeeds", async () => {
-    const h = await harness(server)
-    server.enqueue({ blocks: [{ type: "text", text: "Now this." }] })
-    const before = server.requests().length
+    const h = await harness(loopback.server)
+    loopback.server.enqueue({ blocks: [{ type: "text", text: "Now this." }] })
+    const before = loopback.server.requests().length
     const legacy = {
       id: MessageId.make("old1"),
       role: "assistant" as const,
@@ -190,7 +186,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
       sessionId: "s-legacy" as never,
     }))
     expect(finishOf(chunks)).toMatchObject({ type: "finish", reason: { kind: "stop" } })
-    expect(JSON.stringify(server.requests()[before]!.body)).toContain("An earlier answer.")
+    expect(JSON.stringify(loopback.server.requests()[before]!.body)).toContain("An earlier answer.")
     expect(await h.diagnostics()).toEqual([{
       code: "INVALID_REPLAY_STATE",
       sessionId: "s-legacy",

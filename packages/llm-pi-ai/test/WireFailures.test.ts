@@ -3,23 +3,17 @@
  * error finish with the code the agent loop acts on, and an interrupted stream
  * closes its HTTP request.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import type { StreamChunk } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
-import { APIS, harness, type Harness, request, user } from "./harness.js"
+import { APIS, request, user, useLoopback } from "./harness.js"
 
-let server: Loopback.Server
-let h: Harness
-beforeAll(async () => {
-  server = await Loopback.start()
-  h = await harness(server)
-})
-afterAll(() => server.close())
+const loopback = useLoopback()
 
 const failureOf = async (api: (typeof APIS)[number], reply: Loopback.ReplyInput) => {
-  server.enqueue(reply)
-  const chunks = await h.collect(request(api, [user("u1", "Hello")]))
+  loopback.server.enqueue(reply)
+  const chunks = await loopback.h.collect(request(api, [user("u1", "Hello")]))
   const finishes = chunks.filter((c) => c.type === "finish")
   expect(finishes).toHaveLength(1)
   expect(chunks.at(-1)).toBe(finishes[0])
@@ -67,15 +61,15 @@ describe.each(APIS)("%s failures over the loopback", (api) => {
   })
 
   it("interrupting the stream closes its HTTP request", async () => {
-    // The server stalls after a few events: the exchange can only end by the client going away.
-    server.enqueue({
+    // The loopback.server stalls after a few events: the exchange can only end by the client going away.
+    loopback.server.enqueue({
       blocks: [{ type: "text", text: "A long answer that never gets to its end, because the provider stalls." }],
       stallAfterEvents: 3,
     })
-    const index = server.requests().length
+    const index = loopback.server.requests().length
     const program = Effect.gen(function*() {
       const first = yield* Deferred.make<StreamChunk>()
-      const fiber = yield* h.stream(request(api, [user("u1", "Talk for a while")])).pipe(
+      const fiber = yield* loopback.h.stream(request(api, [user("u1", "Talk for a while")])).pipe(
         Stream.runForEach((chunk) => Deferred.succeed(first, chunk)),
         Effect.fork,
       )
@@ -85,7 +79,7 @@ describe.each(APIS)("%s failures over the loopback", (api) => {
     })
     const chunk = await Effect.runPromise(program)
     expect(chunk.type).not.toBe("finish")
-    const record = await server.settled(index)
+    const record = await loopback.server.settled(index)
     expect(record.outcome).toBe("client-closed")
     expect(record.aborted).toBe(true)
   })

@@ -1,4 +1,5 @@
 // The adapter wired to a loopback server: one custom provider per wire format, keyless.
+import { afterAll, beforeAll } from "@effect/vitest"
 import { Chunk, Effect, Layer, Stream } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { LlmAdapter, type LlmRequest } from "@turnlog/llm/LlmAdapter"
@@ -78,4 +79,18 @@ export const stored = (id: string, api: Api, chunks: ReadonlyArray<StreamChunk>)
     },
   }
   return { assembled, message }
+}
+
+/**
+ * The loopback server of one test file, started before its tests and closed
+ * after them, and a harness over it. Read the fields inside tests, not at load.
+ */
+export const useLoopback = (): { readonly server: Loopback.Server; readonly h: Harness } => {
+  const state = {} as { server: Loopback.Server; h: Harness }
+  beforeAll(async () => {
+    state.server = await Loopback.start()
+    state.h = await harness(state.server)
+  })
+  afterAll(() => state.server.close())
+  return state
 }
