@@ -210,6 +210,20 @@ describe("Assembler.step: chunk rules", () => {
     ])
   })
 
+  it("places an ended block by its first chunk when its deltas came in several runs, one of them finished midway", () => {
+    const early = [text(0, "a"), text(0, "b"), reasoning(1, "r"), text(0, "c")].reduce(Assembler.step, Assembler.initial)
+    expect(Assembler.finish(early).blocks).toStrictEqual([{ type: "text", text: "abc" }, { type: "reasoning", text: "r" }])
+    const later = ([
+      text(0, "d"),
+      { type: "block-end", index: 0, block: { type: "text", text: "ABCD" } },
+      text(0, "ignored"),
+      { type: "block-end", index: 0, block: { type: "text", text: "not the first end" } },
+      reasoning(1, "s"),
+    ] satisfies ReadonlyArray<StreamChunk>).reduce(Assembler.step, early)
+    expect(Assembler.finish(later).blocks).toStrictEqual([{ type: "text", text: "ABCD" }, { type: "reasoning", text: "rs" }])
+    expect(Assembler.finish(early).blocks).toStrictEqual([{ type: "text", text: "abc" }, { type: "reasoning", text: "r" }])
+  })
+
   it("returns fresh blocks with only the block's fields", () => {
     const block = { type: "text", text: "hi", extra: "from an adapter" } as const
     const result = Assembler.assemble([{ type: "block-end", index: 0, block }])

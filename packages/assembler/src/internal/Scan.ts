@@ -121,7 +121,9 @@ export const scan = (head: Link): Pass => {
   let last: Slot | undefined
   let finish: FinishChunk | undefined
   let usage: Usage | undefined
-  for (let link = head;; link = link.previous!) {
+  let next: Link
+  for (let link = head;; link = next) {
+    next = link.previous!
     const code = link.code
     const raw = link.value
     const op = opOf(code)
@@ -177,12 +179,13 @@ export const scan = (head: Link): Pass => {
     if (slot.closed !== undefined && index < WIDE) {
       // The deltas and starts of an ended block before this link no longer
       // count (its kind and content are its block-end's): only their place
-      // does, so a run of them is stepped over reading codes alone. A
-      // block-end among them stops the run: the earliest one wins.
-      for (let before = link.previous!;; before = before.previous!) {
-        const code = before.code
+      // does, so they are stepped over a run at a time (`Link.skip`), reading
+      // codes alone. A block-end among them stops the jumps: the earliest one
+      // wins.
+      for (;;) {
+        const code = next.code
         if (code >>> 4 !== index || (code & 7) >= END) break
-        link = before
+        next = next.skip!
         met++
       }
       slot.first = met

@@ -8,7 +8,9 @@
  * step: no block list is copied, no text is concatenated (a block that ends is
  * superseded by its `block-end`, so its deltas never need joining), and every
  * state stays a value that no later step can change, so an older state may be
- * stepped or finished again. Assembly walks the trail once (`Scan.ts`).
+ * stepped or finished again. Assembly walks the trail once (`Scan.ts`),
+ * stepping over a run of chunks it has no use for (the deltas of a block that
+ * ended) in one jump, so that a long answer costs it no more than a short one.
  *
  * A chunk whose fields cannot be read is ignored: a delta or a start without
  * a readable index and payload leaves no link; the block of a `block-end`, a
@@ -38,9 +40,10 @@ export const NONE = 7
 export type Kind = typeof TEXT | typeof REASONING | typeof TOOL_CALL
 
 // A link packs what it does and to which index into one small integer,
-// `index × 16 + op`, plus `MEMO` once its state has been assembled: three
-// fields instead of five. Every link of a response lives until the response is
-// assembled, so the size of a link is most of what a step costs.
+// `index × 16 + op`, plus `MEMO` once its state has been assembled: four
+// fields (with the run it ends, see `skip`) instead of six. Every link of a
+// response lives until the response is assembled, so the size of a link is
+// most of what a step costs.
 const MEMO = 8
 /** Indices from here on are kept beside the value, so that codes stay small integers. */
 export const WIDE = 2 ** 27 - 1
@@ -56,15 +59,15 @@ class Wide {
   }
 }
 
-/** The value of a link whose state has been assembled, with that assembly. */
-class Memo {
-  // Declared and set in the constructor (see `Link` for why).
-  declare readonly value: unknown
-  declare readonly assembled: unknown
-  constructor(value: unknown, assembled: unknown) {
-    this.value = value
-    this.assembled = assembled
-  }
+/**
+ * The value of a link whose state has been assembled, with that assembly. A
+ * plain object, made where it is kept: a class constructed inside `finish`
+ * went through the engine's generic construct path, which cost more than the
+ * rest of an assembly.
+ */
+interface Memo {
+  readonly value: unknown
+  readonly assembled: unknown
 }
 
 /**
@@ -79,16 +82,27 @@ export class Link {
   /** `index × 16 + op`, `+ MEMO` once assembled: the only change a link ever sees. */
   declare code: number
   declare value: unknown
+  /**
+   * The link before this link's run: the longest stretch of links up to this
+   * one that share its code (a block's deltas usually come in one run).
+   * Assembly steps over a run it has no use for in one jump.
+   */
+  declare readonly skip: Link | undefined
 
   constructor(previous: Link | undefined, op: number, index: number, value: unknown) {
     this.previous = previous
+    let code: number
     if (index < WIDE) {
-      this.code = (index << 4) | op
+      code = (index << 4) | op
       this.value = value
     } else {
-      this.code = (WIDE << 4) | op
+      code = (WIDE << 4) | op
       this.value = new Wide(index, value)
     }
+    this.code = code
+    // A run goes on while the code does (a link kept with its assembly shows
+    // another code, which only ends a run early).
+    this.skip = previous !== undefined && previous.code === code ? previous.skip : previous
   }
 }
 
@@ -120,7 +134,7 @@ export const memoOf = (link: Link): unknown => ((link.code & MEMO) === 0 ? undef
  */
 export const remember = (link: Link, assembled: unknown): void => {
   if ((link.code & MEMO) !== 0) return
-  link.value = new Memo(link.value, assembled)
+  link.value = { value: link.value, assembled } satisfies Memo
   link.code |= MEMO
 }
 
