@@ -29,6 +29,16 @@ process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
 })
 
+// A signal interrupts the command (the runtime's own handlers do that); the
+// exit code then says which one, as a shell would: 128 + its number.
+let stoppedBy: "SIGINT" | "SIGTERM" | undefined
+const EXIT_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stoppedBy ??= signal
+  })
+}
+
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)
   return squashed instanceof Error ? squashed.message : String(squashed)
@@ -74,7 +84,7 @@ NodeRuntime.runMain(program, {
         : Exit.isSuccess(exit)
         ? (exit.value as number)
         : Exit.isInterrupted(exit)
-        ? 130
+        ? EXIT_SIGNAL[stoppedBy ?? "SIGINT"]
         : EXIT_FAILED,
     )
   },
