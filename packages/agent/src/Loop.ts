@@ -25,6 +25,12 @@ export interface Config {
   readonly maxSteps?: number
   readonly maxTokens?: number
   readonly system?: string
+  /**
+   * How long a provider stream may send nothing before the attempt is
+   * abandoned as a transient `TIMEOUT` failure (default 300000: five minutes,
+   * longer than a slow model thinks before its first token).
+   */
+  readonly streamIdleTimeoutMs?: number
   readonly retry?: {
     /** Retries of a transient failure that produced no content (default 3). */
     readonly maxRetries?: number
@@ -60,6 +66,7 @@ export const make = (config: Config) =>
     const defaultRoute = yield* parseModel(config.model)
     const turnConfig: Turn.TurnConfig = {
       maxSteps: config.maxSteps ?? 50,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 300_000,
       retry: {
         maxRetries: config.retry?.maxRetries ?? 3,
         baseDelayMs: config.retry?.baseDelayMs ?? 1000,

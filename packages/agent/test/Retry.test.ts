@@ -114,4 +114,46 @@ describe("retry", () => {
         [{ type: "text", text: "two" }],
       ])
     }))
+
+  it.scopedLive("a stream that goes quiet is abandoned as a TIMEOUT, logged, and retried", () =>
+    Effect.gen(function*() {
+      const quiet = { code: "TIMEOUT", message: "scripted sent nothing for 0.5 s; the request was abandoned" }
+      // The first call never sends a chunk; the second answers.
+      const h = yield* setup([{ hang: [] }, C.reply("Hello.")], { config: { streamIdleTimeoutMs: 500 } })
+      const updates = yield* h.prompt("hi")
+      expect(updates).toEqual([
+        { type: "turn-start" },
+        { type: "retry", attempt: 2, delayMs: 1, failure: quiet },
+        { type: "text-delta", text: "Hello." },
+        { type: "turn-end", reason: "completed" },
+      ])
+      const events = yield* h.events()
+      expect(outline(events)).toEqual([
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/chunk*",
+        "request/start",
+        "assistant/chunk*",
+        "assistant/message",
+        "turn/end",
+      ])
+      // The abandoned attempt's evidence: the failure it ended with, as its only chunk.
+      expect(chunksOf(events)[0]).toEqual({ type: "finish", reason: { kind: "error", failure: quiet } })
+    }))
+
+  it.scopedLive("a stream that goes quiet after showing text ends the turn with the TIMEOUT, not a retry", () =>
+    Effect.gen(function*() {
+      const quiet = { code: "TIMEOUT", message: "scripted sent nothing for 0.5 s; the request was abandoned" }
+      const h = yield* setup([{ hang: [{ type: "text-delta", index: 0, text: "Half an ans" }] }, C.reply("never")], {
+        config: { streamIdleTimeoutMs: 500 },
+      })
+      const updates = yield* h.prompt("hi")
+      expect(updates).toEqual([
+        { type: "turn-start" },
+        { type: "text-delta", text: "Half an ans" },
+        { type: "turn-end", reason: "error", failure: quiet },
+      ])
+      expect(yield* h.requests).toHaveLength(1)
+    }))
 })

@@ -74,9 +74,11 @@ export const agentLayer = <R = never>(
   options: AgentOptions<R>,
 ): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
+  const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
   const loop = Loop.layer({
     model: options.choice.route,
     ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(idleSeconds === undefined ? {} : { streamIdleTimeoutMs: idleSeconds * 1000 }),
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
     Layer.provide(Layer.mergeAll(

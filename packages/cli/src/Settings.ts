@@ -42,6 +42,8 @@ const Permissions = Schema.String.pipe(
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
+  /** How long a provider stream may send nothing before the request is abandoned and retried (default 300). */
+  streamIdleTimeoutSeconds: Schema.optionalWith(PositiveInt, { exact: true }),
   /** Custom pi-ai providers; checked by the pi-ai layer's own schema. */
   providers: Schema.optionalWith(Schema.Unknown, { exact: true }),
   permissions: Schema.optionalWith(Permissions, { exact: true }),
@@ -86,7 +88,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({
         message: `config file ${file}: ${
           ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        } (keys: model, maxTokens, providers, permissions, scriptedModel)`,
+        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel)`,
       })
     ),
   )

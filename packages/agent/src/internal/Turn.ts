@@ -38,6 +38,8 @@ export interface RetryPolicy {
 
 export interface TurnConfig {
   readonly maxSteps: number
+  /** How long a provider stream may send nothing before the attempt is abandoned as a `TIMEOUT` failure. */
+  readonly streamIdleTimeoutMs: number
   readonly maxTokens?: number
   readonly system?: string
   readonly retry: RetryPolicy
@@ -123,6 +125,23 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
   const delayFor = (attempt: number, failure: Failure): number =>
     failure.retryAfterMs ?? Math.min(config.retry.baseDelayMs * 2 ** (attempt - 1), config.retry.maxDelayMs)
 
+  /**
+   * What ends an attempt whose stream went quiet: a connection that stays open
+   * and sends nothing would otherwise hold the turn for as long as the HTTP
+   * client waits (minutes). It is a transient failure: retried while nothing
+   * was shown, else the turn ends with it.
+   */
+  const stalled: StreamChunk = {
+    type: "finish",
+    reason: {
+      kind: "error",
+      failure: {
+        code: "TIMEOUT",
+        message: `${provider} sent nothing for ${config.streamIdleTimeoutMs / 1000} s; the request was abandoned`,
+      },
+    },
+  }
+
   /** Streams one attempt: each chunk logged, then folded, text and reasoning sent on live. */
   const streamAttempt = (): Effect.Effect<Attempt, StoreError.StoreError> =>
     Effect.suspend(() => {
@@ -130,6 +149,9 @@ export const run = (deps: TurnDeps, content: ReadonlyArray<ContentBlock>): Effec
       let sawContent = false
       let sawFinish = false
       return adapter.stream(request()).pipe(
+        // Quiet for too long: the request is dropped (closing its stream aborts
+        // it) and the attempt ends with a logged failure, like any other.
+        Stream.timeoutTo(Duration.millis(config.streamIdleTimeoutMs), Stream.succeed(stalled)),
         // A cancel ends the stream (and so the HTTP request) where it is.
         Stream.interruptWhenDeferred(deps.cancel),
         Stream.runForEach((chunk) =>
