@@ -8,6 +8,17 @@ import { chunksOf, outline, setup } from "./support/harness.js"
 
 const SERVER_500 = { code: "SERVER", message: "500 Internal Server Error", status: 500 }
 const AUTH_401 = { code: "AUTH", message: "401 invalid x-api-key", status: 401 }
+/** The log of a turn whose first attempt failed and whose second answered. */
+const RETRIED_ONCE = [
+  "turn/start",
+  "user/message",
+  "request/start",
+  "assistant/chunk*",
+  "request/start",
+  "assistant/chunk*",
+  "assistant/message",
+  "turn/end",
+]
 
 describe("retry", () => {
   it.scopedLive("a 500 then success: retried once, both attempts logged, the turn completes", () =>
@@ -23,16 +34,7 @@ describe("retry", () => {
         { type: "turn-end", reason: "completed" },
       ])
       const events = yield* h.events()
-      expect(outline(events)).toEqual([
-        "turn/start",
-        "user/message",
-        "request/start",
-        "assistant/chunk*",
-        "request/start",
-        "assistant/chunk*",
-        "assistant/message",
-        "turn/end",
-      ])
+      expect(outline(events)).toEqual(RETRIED_ONCE)
       expect(events.filter((e) => e.type === "request/start").map((e) => e.data)).toEqual([
         { provider: "scripted", model: "test-model", step: 1, attempt: 1 },
         { provider: "scripted", model: "test-model", step: 1, attempt: 2 },
@@ -128,16 +130,7 @@ describe("retry", () => {
         { type: "turn-end", reason: "completed" },
       ])
       const events = yield* h.events()
-      expect(outline(events)).toEqual([
-        "turn/start",
-        "user/message",
-        "request/start",
-        "assistant/chunk*",
-        "request/start",
-        "assistant/chunk*",
-        "assistant/message",
-        "turn/end",
-      ])
+      expect(outline(events)).toEqual(RETRIED_ONCE)
       // The abandoned attempt's evidence: the failure it ended with, as its only chunk.
       expect(chunksOf(events)[0]).toEqual({ type: "finish", reason: { kind: "error", failure: quiet } })
     }))
