@@ -13,6 +13,22 @@ import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
 import { hoist, MissingValue } from "./GlobalArgs.js"
 
+// A signal interrupts the command (the runtime's own handlers do that); the
+// exit code then says which one, as a shell would: 128 + its number. Like the
+// runtime's, these listeners go at the first signal, so that a second one has
+// its default effect and ends a shutdown that hangs (a stuck disk) at once.
+let stoppedBy: "SIGINT" | "SIGTERM" | undefined
+const EXIT_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const
+const onSigint = () => noteSignal("SIGINT")
+const onSigterm = () => noteSignal("SIGTERM")
+const noteSignal = (signal: "SIGINT" | "SIGTERM") => {
+  stoppedBy = signal
+  process.off("SIGINT", onSigint)
+  process.off("SIGTERM", onSigterm)
+}
+process.on("SIGINT", onSigint)
+process.on("SIGTERM", onSigterm)
+
 // A reader that went away (`turnlog run … | head`, an editor that quit) stops
 // the command the way Ctrl-C does — a turn in flight is closed in the log as
 // cancelled — and the exit code is a broken pipe's (141). Notes on stderr are
@@ -23,21 +39,12 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
   if (readerGone) return
   readerGone = true
-  process.kill(process.pid, "SIGINT")
+  // Already stopping on a signal: a second one would end the process at once.
+  if (stoppedBy === undefined) process.kill(process.pid, "SIGINT")
 })
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
 })
-
-// A signal interrupts the command (the runtime's own handlers do that); the
-// exit code then says which one, as a shell would: 128 + its number.
-let stoppedBy: "SIGINT" | "SIGTERM" | undefined
-const EXIT_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    stoppedBy ??= signal
-  })
-}
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)

@@ -1,10 +1,13 @@
 // `turnlog run` stopped by a signal while the answer streams: Ctrl-C (SIGINT)
 // and SIGTERM (a service manager, `timeout`, `kill`) both close the turn in
 // the log as cancelled, keeping what streamed, and the exit code says which
-// signal it was, as a shell would (128 + its number): 130 and 143.
+// signal it was, as a shell would (128 + its number): 130 and 143. A second
+// signal while that shutdown still runs ends the process at once — the way
+// out of a shutdown stuck on a slow disk.
 import { spawn } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { BIN, cleanEnv, removeTempDirs, tempDir } from "./support/turnlog.js"
 
@@ -24,26 +27,76 @@ const slowScript = (home: string): string => {
   return file
 }
 
-/** Runs `turnlog run`, sends `signal` once the answer's first line is out, and waits for the exit. */
-const runAndSignal = (signal: "SIGINT" | "SIGTERM") =>
-  new Promise<{ code: number | null; stdout: string; home: string }>((resolve) => {
+const SLOW_FSYNC_MS = 4000
+
+/** A preload that makes every fsync take 4 s once `marker` exists: a disk that stalls, on cue. */
+const slowDisk = (dir: string, marker: string): string => {
+  const file = join(dir, "slow-fsync.mjs")
+  writeFileSync(
+    file,
+    `import fs from "node:fs"
+import { syncBuiltinESMExports } from "node:module"
+for (const name of ["fsyncSync", "fdatasyncSync"]) {
+  const original = fs[name]
+  fs[name] = (fd) => {
+    if (fs.existsSync(${JSON.stringify(marker)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${SLOW_FSYNC_MS})
+    return original(fd)
+  }
+}
+syncBuiltinESMExports()
+`,
+  )
+  return pathToFileURL(file).href
+}
+
+interface Ended {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly home: string
+  /** Milliseconds from the last signal sent to the exit. */
+  readonly afterLastSignalMs: number
+}
+
+/**
+ * Runs `turnlog run` and sends `signal` once the answer's first line is out;
+ * with `twice`, the disk stalls from then on and the signal is sent again half
+ * a second later, while the first one's shutdown waits on the disk.
+ */
+const runAndSignal = (signal: "SIGINT" | "SIGTERM", twice = false) =>
+  new Promise<Ended>((resolve) => {
     const home = tempDir(`signal-${signal}-home`)
     const cwd = tempDir(`signal-${signal}-cwd`)
+    const marker = join(home, "disk-stalls-now")
     const child = spawn(process.execPath, [BIN, "--home", home, "run", "count"], {
       cwd,
-      env: { ...cleanEnv(), TURNLOG_SCRIPTED_MODEL: slowScript(home) },
+      env: {
+        ...cleanEnv(),
+        TURNLOG_SCRIPTED_MODEL: slowScript(home),
+        ...(twice ? { NODE_OPTIONS: `--import=${slowDisk(home, marker)}` } : {}),
+      },
     })
     child.stderr.resume()
     let stdout = ""
     let sent = false
+    let lastSignalAt = 0
     child.stdout.on("data", (data: Buffer) => {
       stdout += data.toString()
       if (!sent && stdout.includes("line 0")) {
         sent = true
+        if (twice) writeFileSync(marker, "")
+        lastSignalAt = Date.now()
         child.kill(signal)
+        if (twice) {
+          setTimeout(() => {
+            lastSignalAt = Date.now()
+            child.kill(signal)
+          }, 500)
+        }
       }
     })
-    child.on("exit", (code) => resolve({ code, stdout, home }))
+    child.on("exit", (code, ended) =>
+      resolve({ code, signal: ended, stdout, home, afterLastSignalMs: Date.now() - lastSignalAt }))
   })
 
 const events = (home: string) => {
@@ -70,3 +123,15 @@ describe("turnlog run stopped by a signal mid-answer", () => {
   }
 })
 
+describe("a second signal while the first one's shutdown still runs", () => {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`${signal} twice: the second ends the process at once, without waiting for the stalled disk`, async () => {
+      const result = await runAndSignal(signal, true)
+      // Killed by the signal itself (no exit code), well before the stalled fsync would have returned.
+      expect(
+        { code: result.code, signal: result.signal, promptly: result.afterLastSignalMs < SLOW_FSYNC_MS / 2 },
+        JSON.stringify(result.afterLastSignalMs),
+      ).toEqual({ code: null, signal, promptly: true })
+    }, 30_000)
+  }
+})
