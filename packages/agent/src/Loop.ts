@@ -26,9 +26,11 @@ export interface Config {
   readonly maxTokens?: number
   readonly system?: string
   /**
-   * How long a provider stream may send nothing before the attempt is
-   * abandoned as a transient `TIMEOUT` failure (default 300000: five minutes,
-   * longer than a slow model thinks before its first token).
+   * How long a provider stream may send no chunk before the attempt is
+   * abandoned as a transient `TIMEOUT` failure (default 600000: ten minutes,
+   * longer than a slow model thinks before its first token, and longer than
+   * the HTTP client's own five minutes without a byte — this catches what that
+   * does not: a connection kept alive that never delivers).
    */
   readonly streamIdleTimeoutMs?: number
   readonly retry?: {
@@ -66,7 +68,7 @@ export const make = (config: Config) =>
     const defaultRoute = yield* parseModel(config.model)
     const turnConfig: Turn.TurnConfig = {
       maxSteps: config.maxSteps ?? 50,
-      streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 300_000,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 600_000,
       retry: {
         maxRetries: config.retry?.maxRetries ?? 3,
         baseDelayMs: config.retry?.baseDelayMs ?? 1000,

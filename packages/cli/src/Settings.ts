@@ -42,7 +42,7 @@ const Permissions = Schema.String.pipe(
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
-  /** How long a provider stream may send nothing before the request is abandoned and retried (default 300). */
+  /** How long a provider stream may send no chunk before the request is abandoned and retried (default 600). */
   streamIdleTimeoutSeconds: Schema.optionalWith(PositiveInt, { exact: true }),
   /** Custom pi-ai providers; checked by the pi-ai layer's own schema. */
   providers: Schema.optionalWith(Schema.Unknown, { exact: true }),
