@@ -8,6 +8,7 @@
  * either, or throws, ends in an error finish; events after the finish are
  * ignored.
  */
+import { randomUUID } from "node:crypto"
 import { type AssistantMessage, type AssistantMessageEvent, isContextOverflow } from "@earendil-works/pi-ai"
 import type { Failure, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
 import { classify, type HttpResponse, messageOf } from "./Failures.js"
@@ -83,8 +84,15 @@ export const make = (options: Options = {}): Mapper => {
     return call.argumentsError !== undefined && raw !== undefined && raw !== "" ? raw : JSON.stringify(call.arguments)
   }
 
-  /** A call that streamed no id gets the assembler's `call-<index>`, so the calls of one reply stay apart. */
-  const toolCallId = (index: number, id: string): string => (id === "" ? `call-${index}` : id)
+  /**
+   * A call that streamed no id (some compatible servers send "") gets
+   * `call-<index>-<this reply's tag>`: apart from the other calls of its reply
+   * and from those of every other reply — a provider refuses a request whose
+   * tool call ids repeat, as a session's replies would make them.
+   */
+  let replyTag: string | undefined
+  const toolCallId = (index: number, id: string): string =>
+    id !== "" ? id : `call-${index}-${replyTag ??= randomUUID().slice(0, 8)}`
 
   const blockEnd = (index: number, block: NativeBlock): StreamChunk => {
     ended.add(index)

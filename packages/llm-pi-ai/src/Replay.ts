@@ -82,9 +82,12 @@ export const toReplayState = (message: AssistantMessage): ReplayEnvelope => {
 // ---------------------------------------------------------------------------
 // Read side
 
-/** The stop reasons of a finished pi-ai message (not "pending", not "deferred"). */
-const isStopReason = (u: unknown): u is StopReason =>
-  u === "stop" || u === "length" || u === "toolUse" || u === "error" || u === "aborted"
+/**
+ * The stop reasons of a message pi-ai sends: a finished one ("error" and
+ * "aborted" messages it leaves out of every request — the durable content
+ * would vanish, and its tool results go out with no call before them).
+ */
+const isStopReason = (u: unknown): u is StopReason => u === "stop" || u === "length" || u === "toolUse"
 // The apis whose signatures pi-ai parses: Responses reasoning as a JSON item, Gemini signatures as bytes.
 const isResponsesApi = (api: string) =>
   api === "openai-responses" || api === "azure-openai-responses" || api === "openai-codex-responses"
@@ -138,6 +141,15 @@ interface Entry {
   readonly redacted?: unknown
 }
 
+/** Apis whose converters leave blank blocks out of the request. */
+const dropsBlankBlocks = (api: string): boolean => api === "anthropic-messages" || api === "bedrock-converse-stream"
+
+/** A block those converters leave out: blank text, or blank thinking without a signature. */
+const isUnsentBlank = (block: NativeBlock): boolean =>
+  block.type === "text"
+    ? block.text.trim() === ""
+    : block.type === "thinking" && block.thinking.trim() === "" && block.thinkingSignature === undefined
+
 /** Apis whose assistant messages may not end in signed reasoning. */
 const endsOnOutput = (api: string): boolean =>
   api === "anthropic-messages" || api === "bedrock-converse-stream" || isResponsesApi(api)
@@ -167,7 +179,9 @@ const rebuild = (message: Message): AssistantMessage | string => {
   if (typeof model !== "string" || model === "") return "response.model is not a non-empty string"
   const stopReason = response["stopReason"]
   if (!isStopReason(stopReason)) {
-    return `response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`
+    return stopReason === "error" || stopReason === "aborted"
+      ? `response.stopReason "${stopReason}" would leave the message out of the request`
+      : `response.stopReason ${JSON.stringify(stopReason)} is not a known pi-ai stop reason`
   }
   const responseModel = response["responseModel"]
   if (responseModel !== undefined && typeof responseModel !== "string") {
@@ -259,9 +273,16 @@ const rebuild = (message: Message): AssistantMessage | string => {
   // message whose last block is signed thinking, and the Responses api a
   // reasoning item with no output item after it: sent natively, that message
   // would fail every later request.
-  const last = content[content.length - 1]
-  if (last !== undefined && last.type === "thinking" && last.thinkingSignature !== undefined && endsOnOutput(api)) {
-    return `block ${content.length - 1}: ${api} cannot replay signed reasoning as the message's last block`
+  if (endsOnOutput(api)) {
+    // What is sent last: Anthropic's and Bedrock's converters leave blank text
+    // (and blank unsigned thinking) out of the request, so signed reasoning
+    // followed only by those still ends the message.
+    let at = content.length - 1
+    if (dropsBlankBlocks(api)) while (at >= 0 && isUnsentBlank(content[at]!)) at--
+    const last = content[at]
+    if (last !== undefined && last.type === "thinking" && last.thinkingSignature !== undefined) {
+      return `block ${at}: ${api} cannot replay signed reasoning as the message's last block`
+    }
   }
   return nativeMessage(content, api, provider, model, stopReason, responseModel, responseId)
 }

@@ -43,6 +43,47 @@ describe("anthropic-messages: a max-tokens reply that ends in thinking", () => {
   })
 })
 
+describe("anthropic-messages: signed thinking followed only by blank text", () => {
+  // The converter leaves blank text out of the request, so thinking would be
+  // sent last all the same: the message degrades, and with nothing neutral to
+  // send (its thinking is not), the request goes on without it.
+  const reasoning = { type: "reasoning", text: "I will write it.", signature: "EqQBCkgIBRgCIkDsig" } as const
+
+  it.each([
+    ["max-tokens: thinking, an empty text block, a tool call cut by the limit", [reasoning, { type: "text", text: "" }, cut], "max-tokens"],
+    ["max-tokens: thinking, then a text block cut as it began", [reasoning, { type: "text", text: "" }], "max-tokens"],
+    ["stop: thinking, then a text block of blank lines", [reasoning, { type: "text", text: "\n\n" }], "stop"],
+  ] as const)("%s: degraded with one diagnostic, no turn ending in thinking", async (_name, blocks, finish) => {
+    const h = await harness(loopback.server)
+    loopback.server.enqueue({ blocks: [...blocks], finish } as Loopback.ReplyInput, { blocks: [{ type: "text", text: "ok" }] })
+    const before = loopback.server.requests().length
+    const { message } = stored("a1", "anthropic-messages", await h.collect(request("anthropic-messages", [user("u1", "Write it")])))
+    await h.collect(request("anthropic-messages", [user("u1", "Write it"), message, user("u2", "go on")]))
+    const body = loopback.server.requests()[before + 1]!.body as { messages: Array<{ role: string; content: Array<{ text?: string }> }> }
+    expect(body.messages.map((m) => [m.role, m.content.map((c) => c.text)])).toEqual([["user", ["Write it"]], ["user", ["go on"]]])
+    expect((await h.diagnostics()).map((d) => [d.messageId, d.reason])).toEqual([
+      ["a1", "block 0: anthropic-messages cannot replay signed reasoning as the message's last block"],
+    ])
+  })
+
+  it("thinking followed by text that says something replays natively, signature and all", async () => {
+    const h = await harness(loopback.server)
+    loopback.server.enqueue({ blocks: [reasoning, { type: "text", text: "Done." }] }, { blocks: [{ type: "text", text: "ok" }] })
+    const before = loopback.server.requests().length
+    const { message } = stored("a1", "anthropic-messages", await h.collect(request("anthropic-messages", [user("u1", "Write it")])))
+    await h.collect(request("anthropic-messages", [user("u1", "Write it"), message, user("u2", "go on")]))
+    const body = loopback.server.requests()[before + 1]!.body as { messages: Array<{ role: string; content: Array<unknown> }> }
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "I will write it.", signature: "EqQBCkgIBRgCIkDsig" },
+        { type: "text", text: "Done." },
+      ],
+    })
+    expect(await h.diagnostics()).toEqual([])
+  })
+})
+
 describe("openai-responses: a max-tokens reply that ends in reasoning", () => {
   const reasoning = { type: "reasoning", text: "I will write it.", signature: "gAAAAABenc", id: "rs_len1" } as const
 

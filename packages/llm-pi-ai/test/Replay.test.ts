@@ -114,6 +114,9 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
     ["an empty provider", assistantMessage("m", one, v2(entry, { provider: "" })), "response.provider is not a non-empty string"],
     ["an empty model", assistantMessage("m", one, v2(entry, { model: "" })), "response.model is not a non-empty string"],
     ["an unknown stopReason", assistantMessage("m", one, v2(entry, { stopReason: "finished" })), "response.stopReason \"finished\" is not a known pi-ai stop reason"],
+    // pi-ai leaves a message that stopped in error out of every request: its content would vanish.
+    ["an error stopReason", assistantMessage("m", one, v2(entry, { stopReason: "error" })), "response.stopReason \"error\" would leave the message out of the request"],
+    ["an aborted stopReason", assistantMessage("m", one, v2(entry, { stopReason: "aborted" })), "response.stopReason \"aborted\" would leave the message out of the request"],
     ["a non-string responseModel", assistantMessage("m", one, v2(entry, { responseModel: 7 })), "response.responseModel is not a string"],
     ["a non-string responseId", assistantMessage("m", one, v2(entry, { responseId: null })), "response.responseId is not a string"],
     ["missing blocks", assistantMessage("m", one, { response: v2([]).response }), "replay state has no blocks"],
