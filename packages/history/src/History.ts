@@ -134,8 +134,9 @@ const run = <Native>(
   const out: Array<Native> = messages.length <= 50_000 ? new Array(messages.length) : []
   let n = 0
   let diagnostics: Array<ReplayDiagnostic> | undefined
-  // Positions whose codec answered with a running effect: resolved after the loop.
-  let pending: Array<readonly [number, Message]> | undefined
+  // Positions whose codec answered with a running effect: resolved after the
+  // loop, with the place their diagnostic takes among the others.
+  let pending: Array<readonly [number, Message, number]> | undefined
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (m.role !== "assistant") continue
@@ -152,7 +153,7 @@ const run = <Native>(
     } else {
       const decoded = completed(codec.decode(m))
       if (decoded === undefined || (decoded._tag === "Failure" && decoded.cause._tag !== "Fail")) {
-        ;(pending ??= []).push([n++, m]) // filled in below, in order
+        ;(pending ??= []).push([n++, m, diagnostics?.length ?? 0]) // filled in below, in order
         continue
       }
       if (decoded._tag === "Success") {
@@ -166,14 +167,41 @@ const run = <Native>(
     out[n++] = native
   }
   if (n < out.length) out.length = n
-  if (pending === undefined && diagnostics === undefined) return Effect.succeed(out)
-  const slow = pending === undefined ? Effect.void : Effect.forEach(pending, ([i, m]) =>
-    Effect.map(reconstructMessage(m, codec, options), (native) => {
-      cache?.set(m.id, native)
-      out[i] = native
-    }), { discard: true })
-  const report = diagnostics === undefined ? Effect.void : options.report(diagnostics)
-  return slow.pipe(Effect.zipRight(report), Effect.as(out))
+  if (pending === undefined) {
+    return diagnostics === undefined ? Effect.succeed(out) : Effect.as(options.report(diagnostics), out)
+  }
+  const resolved = pending
+  return Effect.suspend(() => {
+    // The diagnostics of running answers, each with the number of completed
+    // ones that came before its message: merged into one report, in order.
+    const late: Array<readonly [number, ReplayDiagnostic]> = []
+    return Effect.forEach(resolved, ([at, m, before]) =>
+      codec.decode(m).pipe(
+        Effect.catchTag("InvalidReplayState", (error) =>
+          Effect.sync(() => {
+            late.push([before, diagnosticFor(m, error, options)])
+            return codec.foreign(m)
+          })),
+        Effect.map((native) => {
+          cache?.set(m.id, native)
+          out[at] = native
+        }),
+      ), { discard: true }).pipe(
+        Effect.zipRight(Effect.suspend(() => {
+          const early = diagnostics ?? []
+          if (late.length === 0 && early.length === 0) return Effect.void
+          const all: Array<ReplayDiagnostic> = []
+          let k = 0
+          for (const [before, diagnostic] of late) {
+            while (k < before) all.push(early[k++]!)
+            all.push(diagnostic)
+          }
+          while (k < early.length) all.push(early[k++]!)
+          return options.report(all)
+        })),
+        Effect.as(out),
+      )
+  })
 }
 
 /** Every assistant message of `messages`, in order, in native form. */
