@@ -75,6 +75,22 @@ const readHeader = (reader: LineReader, file: string, id: string) => {
   return parseHeader(line, file, id)
 }
 
+/**
+ * An unreadable line with a complete event after it (at line `n`): that line
+ * was committed — the file is damaged, not torn.
+ */
+const damagedBefore = (file: string, line: number, event: SessionLog.SessionEvent, n: number): SessionCorrupt =>
+  new SessionCorrupt({
+    file,
+    line,
+    detail: event.type === "turn/end"
+      ? `unreadable line followed by a committed turn end (line ${n})`
+      : `unreadable line followed by a complete event (seq ${event.seq}, line ${n})`,
+  })
+
+const expectedSeq = (file: string, n: number, expected: number, found: number): SessionCorrupt =>
+  new SessionCorrupt({ file, line: n, detail: `expected event seq ${expected}, found ${found}` })
+
 /** Reads and validates a whole log. Throws the store's tagged errors. */
 export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
   const fd = openForRead(io, file, id)
@@ -95,23 +111,13 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
         // after the damage, ending in a torn one; a complete event after it is
         // one that was written after the damaged line — so that line was
         // committed, and the file is damaged, not torn.
-        if (result._tag === "Event") {
-          throw new SessionCorrupt({
-            file,
-            line: damage.line,
-            detail: result.event.type === "turn/end"
-              ? `unreadable line followed by a committed turn end (line ${n})`
-              : `unreadable line followed by a complete event (seq ${result.event.seq}, line ${n})`,
-          })
-        }
+        if (result._tag === "Event") throw damagedBefore(file, damage.line, result.event, n)
         continue
       }
       switch (result._tag) {
         case "Event": {
           const expected = events.length + 1
-          if (result.event.seq !== expected) {
-            throw new SessionCorrupt({ file, line: n, detail: `expected event seq ${expected}, found ${result.event.seq}` })
-          }
+          if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
           events.push(result.event)
           break
         }
@@ -134,28 +140,54 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
 
 // The layer writes `seq`, `time` and `type` first; reading them off the front
 // of a line spares parsing the rest. Other lines are parsed whole.
-const PREFIX = /^\{"seq":\d+,"time":"([^"\\]*)","type":"([^"\\]*)"/
+const PREFIX = /^\{"seq":(\d+),"time":"([^"\\]*)","type":"([^"\\]*)"/
 
 /**
- * The `list` summary of a log without validating every event (that is what
- * `read` does): the header is checked, the scan stops at the first line it
- * cannot read (a torn tail that the next `open` repairs).
+ * The `list` summary of a log, refusing what `read` refuses about its shape —
+ * an unknown event type, a gap in `seq`, an unreadable line with a complete
+ * event after it — without parsing every event whole (that is what `read`
+ * does): the seq, time and type of a line written by this store are read off
+ * its front. Unreadable lines with nothing complete after them are a torn tail,
+ * which the next `open` repairs: the summary is of the events before it.
  */
 export const summarizeLog = (io: FileIo, file: string, id: string): SessionSummary | undefined => {
   const fd = openForRead(io, file, id)
   try {
     const reader = new LineReader(io, fd, 1 << 20)
     const summary = new SummaryBuilder(readHeader(reader, file, id))
+    let expected = 1
+    let damage: number | undefined
     for (let line = reader.next(); line !== undefined && reader.complete; line = reader.next()) {
-      const prefix = PREFIX.exec(line)
-      if (prefix !== null && !(prefix[2] === "user/message" && summary.needsTitle)) {
-        summary.add(prefix[2]!, prefix[1]!)
+      const n = reader.lineNumber
+      if (damage !== undefined) {
+        const after = reader.validUtf8 ? decodeLine(line) : undefined
+        if (after?._tag === "Event") throw damagedBefore(file, damage, after.event, n)
         continue
       }
-      const result = decodeLine(line)
-      if (result._tag !== "Event") break
-      summary.add(result.event.type, result.event.time)
-      if (result.event.type === "user/message") summary.addTitle(result.event)
+      const prefix = reader.validUtf8 ? PREFIX.exec(line) : null
+      if (prefix !== null && SessionLog.isEventType(prefix[3]) && !(prefix[3] === "user/message" && summary.needsTitle)) {
+        const seq = Number(prefix[1])
+        if (seq !== expected) throw expectedSeq(file, n, expected, seq)
+        expected++
+        summary.add(prefix[3]!, prefix[2]!)
+        continue
+      }
+      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+      switch (result._tag) {
+        case "Event":
+          if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
+          expected++
+          summary.add(result.event.type, result.event.time)
+          if (result.event.type === "user/message") summary.addTitle(result.event)
+          break
+        case "Unparsable":
+          damage = n
+          break
+        case "Unknown":
+          throw new UnknownEvent({ file, line: n, type: result.type })
+        case "Invalid":
+          throw new SessionCorrupt({ file, line: n, detail: result.detail })
+      }
     }
     return summary.result()
   } finally {
