@@ -2,7 +2,9 @@
  * The global options (`--home`, `--config`, `--store`) are accepted anywhere
  * on the command line, before or after the command name. The parser only
  * knows them on the root command, so they are moved to the front before it
- * runs; `--` ends the options and leaves the rest alone.
+ * runs; `--` ends the options and leaves the rest alone. Asked for help or the
+ * version (`turnlog --home d --help`), the parser answers only when that comes
+ * first, and global options change neither: they are left out.
  */
 export const GLOBAL_OPTIONS: ReadonlyArray<string> = ["--home", "--config", "--store"]
 
@@ -37,5 +39,8 @@ export const hoist = (args: ReadonlyArray<string>): Array<string> => {
       rest.push(arg)
     }
   }
-  return [...globals, ...rest]
+  return BUILT_INS.includes(rest[0] ?? "") ? rest : [...globals, ...rest]
 }
+
+/** What the parser answers by itself, before any command: help, the version, shell completions. */
+const BUILT_INS: ReadonlyArray<string> = ["--help", "-h", "--version", "--wizard", "--completions"]

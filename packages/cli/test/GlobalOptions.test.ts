@@ -15,3 +15,13 @@ describe("a global option without its value", () => {
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: message })
   })
 })
+
+describe("help and the version asked for after global options", () => {
+  it.each([["--help"], ["--version"]])("turnlog --home <dir> --store sqlite %s answers as turnlog %s does", async (flag) => {
+    const cwd = tempDir("globals-help-cwd")
+    const plain = await turnlog([flag], { cwd })
+    const after = await turnlog(["--home", tempDir("globals-help-home"), "--store", "sqlite", flag], { cwd })
+    expect({ code: plain.code, stderr: plain.stderr }).toEqual({ code: 0, stderr: "" })
+    expect({ code: after.code, stdout: after.stdout, stderr: after.stderr }).toEqual({ code: 0, stdout: plain.stdout, stderr: "" })
+  })
+})

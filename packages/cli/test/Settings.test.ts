@@ -20,6 +20,12 @@ describe("GlobalArgs.hoist", () => {
     ])
     expect(hoist(["run", "--", "--home", "is", "a", "word"])).toEqual(["run", "--", "--home", "is", "a", "word"])
   })
+
+  it("leaves global options out of a request for help or the version, which the parser answers only first", () => {
+    expect(hoist(["--home", "/h", "--help"])).toEqual(["--help"])
+    expect(hoist(["--store=sqlite", "--version"])).toEqual(["--version"])
+    expect(hoist(["--home", "/h", "run", "--help"])).toEqual(["--home", "/h", "run", "--help"])
+  })
 })
 
 describe("resolveSettings", () => {
