@@ -154,19 +154,40 @@ const program = (workspace: string, diagnostics: Ref.Ref<ReadonlyArray<Diagnosti
     return [id, legacy] as const
   })
 
+/**
+ * A demo's own directory under `parent`, named by `stamp`, with its workspace
+ * and notes file. Made in one step, so another demo started in the same second
+ * takes the next name (`<stamp>-2`, …) and never sees this one's sessions.
+ */
+export const makeDirectory = (parent: string, stamp: string): string => {
+  mkdirSync(parent, { recursive: true })
+  for (let n = 1;; n++) {
+    const dir = join(parent, n === 1 ? stamp : `${stamp}-${n}`)
+    try {
+      mkdirSync(dir)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") continue
+      throw e
+    }
+    const workspace = join(dir, "workspace")
+    mkdirSync(workspace)
+    writeFileSync(join(workspace, DemoScript.NOTES_FILE), DemoScript.NOTES)
+    return dir
+  }
+}
+
 export const demo = (settings: Settings) =>
   Effect.gen(function*() {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
-    const dir = join(settings.home, "demo", stamp)
-    const workspace = join(dir, "workspace")
-    yield* Effect.try({
-      try: () => {
-        mkdirSync(workspace, { recursive: true })
-        writeFileSync(join(workspace, DemoScript.NOTES_FILE), DemoScript.NOTES)
-      },
+    const parent = join(settings.home, "demo")
+    const dir = yield* Effect.try({
+      try: () => makeDirectory(parent, stamp),
       catch: (e) =>
-        new CommandFailed({ message: `cannot create the demo directory ${dir}: ${e instanceof Error ? e.message : e}` }),
+        new CommandFailed({
+          message: `cannot create a demo directory under ${parent}: ${e instanceof Error ? e.message : e}`,
+        }),
     })
+    const workspace = join(dir, "workspace")
     yield* line("turnlog demo: a scripted model through the real store, agent loop, tools and replay (no key, no network)")
     yield* line(`directory: ${dir}`)
 
