@@ -56,11 +56,21 @@ export const modelLayer = (
           Layer.mapError((e) => new UsageError({ message: e.message })),
         )))
     case "script":
-      return Layer.unwrapEffect(Effect.map(ScriptFile.load(choice.file), Keyless.layerScript))
+      return Layer.unwrapEffect(
+        Effect.zipRight(providersChecked(settings), Effect.map(ScriptFile.load(choice.file), Keyless.layerScript)),
+      )
     case "demo":
-      return Keyless.layer((request) => DemoModel.reply(request))
+      return Layer.unwrapEffect(Effect.as(providersChecked(settings), Keyless.layer((request) => DemoModel.reply(request))))
   }
 }
+
+/**
+ * Providers the config declares are checked even when no provider answers
+ * (the demo model, a script): a mistake in them is a usage error now, not on
+ * the day a key is set.
+ */
+const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
+  settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
 
 export interface AgentOptions<R> {
   readonly settings: Settings

@@ -173,6 +173,22 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
     expect(result.stderr).toContain("colour: ")
   })
 
+  it("a mistake inside providers is refused even when no provider answers (the demo model, a script)", async () => {
+    const file = config("providers-unused.json", JSON.stringify({
+      providers: {
+        local: { api: "openai-completions", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "K", models: [{ id: "m" }], modles: [] },
+      },
+    }))
+    const script = config("script.jsonl", JSON.stringify([{ type: "finish", reason: { kind: "stop" } }]) + "\n")
+    for (const extra of [{}, { TURNLOG_SCRIPTED_MODEL: script }]) {
+      const result = await turnlog(["--config", file, "run", "hi"], { cwd, env: { ...env, ...extra } })
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(`turnlog: config file ${file}: `)
+      expect(result.stderr).toContain("modles")
+    }
+  })
+
   it("a bad custom provider is named before acp starts serving", async () => {
     const file = config("provider.json", JSON.stringify({
       model: "local/m",
