@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
 import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
@@ -51,10 +51,18 @@ export const modelLayer = (
 ): Layer.Layer<LlmAdapter.LlmAdapter, UsageError, ReplayDiagnostics.ReplayDiagnostics> => {
   switch (choice.kind) {
     case "provider":
-      return Layer.unwrapEffect(Effect.zipWith(providerConfig(settings), loadPiAi, (config, { PiAiAdapter }) =>
-        PiAiAdapter.layerPiAi(config).pipe(
-          Layer.mapError((e) => new UsageError({ message: e.message })),
-        )))
+      return Layer.unwrapEffect(Effect.gen(function*() {
+        const config = yield* providerConfig(settings)
+        const { PiAiAdapter, PiAiRouting } = yield* loadPiAi
+        // A route no provider serves is a mistake in the command or the config:
+        // said now, before a session is made for it.
+        const route = PiAiRouting.parseRoute(choice.route)
+        const resolved = route === undefined ? undefined : PiAiRouting.make(config).resolve(route.provider, route.model)
+        if (resolved !== undefined && Either.isLeft(resolved)) {
+          return yield* new UsageError({ message: `model ${choice.route}: ${resolved.left.message}` })
+        }
+        return PiAiAdapter.layerPiAi(config).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
+      }))
     case "script":
       return Layer.unwrapEffect(
         Effect.zipRight(providersChecked(settings), Effect.map(ScriptFile.load(choice.file), Keyless.layerScript)),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
@@ -186,6 +186,21 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
       expect(result.stdout).toBe("")
       expect(result.stderr).toContain(`turnlog: config file ${file}: `)
       expect(result.stderr).toContain("modles")
+    }
+  })
+
+  it("a model route no provider serves is a usage error, said before a session is made", async () => {
+    const file = config("unknown-model.json", JSON.stringify({ model: "nosuch/model" }))
+    const cases = [
+      [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
+      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model\n"],
+      [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
+    ] as const
+    for (const [args, message] of cases) {
+      const home = tempDir("unknown-route")
+      const result = await turnlog(args, { cwd, env: { TURNLOG_HOME: home } })
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 2, stdout: "", stderr: message })
+      expect(existsSync(join(home, "sessions")) ? readdirSync(join(home, "sessions")) : []).toEqual([])
     }
   })
 
