@@ -301,7 +301,8 @@ describe("against a provider (the loopback server, declared as a custom provider
   it("a provider that stops sending is abandoned after streamIdleTimeoutSeconds and asked again", async () => {
     const file = join(home, "quick-idle.json")
     const settings = JSON.parse(readFileSync(join(home, "config.json"), "utf8")) as Record<string, unknown>
-    writeFileSync(file, JSON.stringify({ ...settings, streamIdleTimeoutSeconds: 1 }))
+    // Two seconds: long enough that a busy machine never takes an answering server for a quiet one.
+    writeFileSync(file, JSON.stringify({ ...settings, streamIdleTimeoutSeconds: 2 }))
     const before = server.requests().length
     // The first request is answered with headers and then nothing, the connection held open.
     server.enqueue({ blocks: [{ type: "text", text: "never sent" }], stallAfterEvents: 0 }, {
@@ -310,7 +311,7 @@ describe("against a provider (the loopback server, declared as a custom provider
     const result = await turnlog(["--config", file, "run", "are you there?"], { cwd, env })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("After the stall.\n")
-    expect(result.stderr).toContain("turnlog: local sent nothing for 1 s; the request was abandoned (TIMEOUT); retry 2 in ")
+    expect(result.stderr).toContain("turnlog: local sent nothing for 2 s; the request was abandoned (TIMEOUT); retry 2 in ")
     // The abandoned request was closed by the client, not left open.
     expect((await server.settled(before)).outcome).toBe("client-closed")
     expect(server.requests()).toHaveLength(before + 2)
