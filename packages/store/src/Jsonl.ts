@@ -14,7 +14,7 @@ import { acquire } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
-import { isStoreError, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+import { isStoreError, SessionCorrupt, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
 
 export interface JsonlOptions {
   /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
@@ -36,6 +36,8 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
     const dir = join(options.home, "sessions")
     yield* attempt(dir, "create directory", () => io.mkdirSync(dir, { recursive: true }))
     const fileOf = (id: SessionId) => join(dir, `${id}.jsonl`)
+    // The size each session's log had when it was opened for writing.
+    const scanned = new Map<string, number>()
     const checked = (id: SessionId): Effect.Effect<string, SessionNotFound> =>
       SAFE_ID.test(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
 
@@ -63,7 +65,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                     if (rest.length > 0) appendEvents(io, log, rest)
                     return
                   }
-                  log = openLog(io, file)
+                  log = openLog(io, file, scanned.get(id) ?? 0)
                 }
                 appendEvents(io, log, events)
               }).pipe(
@@ -74,6 +76,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                 ),
               ),
             release: Effect.sync(() => {
+              scanned.delete(id)
               if (log !== undefined) {
                 try {
                   io.closeSync(log.fd)
@@ -92,6 +95,8 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
         Effect.gen(function*() {
           const file = yield* checked(id)
           const scan = yield* attempt(file, "read", () => scanLog(io, file, id))
+          // What a writer of this session will append after (the torn tail cut).
+          if (repair) scanned.set(id, scan.size)
           if (scan.torn === undefined) return { header: scan.header, events: scan.events }
           const torn = scan.torn
           if (!repair) {
@@ -109,6 +114,19 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           for (const name of names) {
             if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
             const id = name.slice(0, -".jsonl".length)
+            if (!SAFE_ID.test(id)) {
+              // Not a name this store gives or reads back: named, so it is neither
+              // listed as a session nobody can open nor passed over in silence.
+              unreadable.push({
+                id,
+                error: new SessionCorrupt({
+                  file: join(dir, name),
+                  line: 1,
+                  detail: `"${id}" is not a session id (letters, digits, ".", "_" and "-", not first)`,
+                }),
+              })
+              continue
+            }
             const summary = yield* attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id)).pipe(
               // Removed between the listing and the read: not a session any more.
               Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),

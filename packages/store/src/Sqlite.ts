@@ -34,7 +34,7 @@ import {
   UnknownEvent,
   UnsupportedVersion,
 } from "./StoreError.js"
-import { titleOf } from "./Summary.js"
+import { summarize, titleOf } from "./Summary.js"
 
 export interface SqliteOptions {
   /** `$TURNLOG_HOME`: the database is `<home>/sessions.db`. */
@@ -87,12 +87,6 @@ interface SessionRow {
   readonly created_at: string
   readonly cwd: string
   readonly title: string | null
-}
-
-interface SummaryRow extends SessionRow {
-  readonly updated_at: string
-  readonly turns: number
-  readonly first_message: string | null
 }
 
 const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
@@ -284,8 +278,11 @@ export const makeSqlite = (options: SqliteOptions) =>
         const events: Array<SessionLog.SessionEvent> = []
         // Paged, so the rows of a large session are not all held beside their events.
         for (;;) {
+          // The first page has no lower bound: a row with seq 0 or below is
+          // met (and refused as out of order), not skipped.
+          const after = events.length === 0 ? Number.MIN_SAFE_INTEGER : events.length
           const rows = yield* sql<EventRow>`SELECT seq, time, type, data FROM events
-            WHERE session_id = ${id} AND seq > ${events.length} ORDER BY seq LIMIT ${PAGE_ROWS}`
+            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${PAGE_ROWS}`
           yield* Effect.try({
             try: () => {
               for (const r of rows) events.push(decodeRow(id, r, events.length + 1))
@@ -316,27 +313,20 @@ export const makeSqlite = (options: SqliteOptions) =>
       load: (id) => load(id),
       list: () =>
         Effect.gen(function*() {
-          // The last event's time (one index probe per session) is when the session was last written.
-          const rows = yield* sql<SummaryRow>`SELECT id, version, created_at, cwd, title, turns, first_message,
-            coalesce((SELECT time FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1), updated_at) AS updated_at
-            FROM sessions`.pipe(Effect.mapError(io("list")))
+          const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
           const sessions: Array<SessionSummary> = []
           const unreadable: Array<Unreadable> = []
+          // Each session judged by the very pass `read` makes, so a session
+          // `read` refuses is named here with the same reason, and one whose
+          // events are gone is not listed as if it had them.
           for (const row of rows) {
-            const read = headerOf(row)
-            if (Either.isLeft(read)) {
-              unreadable.push({ id: row.id, error: read.left })
+            const loaded = yield* Effect.either(load(row.id))
+            if (Either.isLeft(loaded)) {
+              if (loaded.left._tag !== "SessionNotFound") unreadable.push({ id: row.id, error: loaded.left })
               continue
             }
-            const header = read.right
-            sessions.push({
-              id: header.id,
-              cwd: header.cwd,
-              createdAt: header.createdAt,
-              updatedAt: row.updated_at,
-              turns: row.turns,
-              title: row.title ?? row.first_message ?? "",
-            })
+            const summary = summarize(loaded.right.header, loaded.right.events)
+            if (summary !== undefined) sessions.push(summary)
           }
           return { sessions, unreadable }
         }),

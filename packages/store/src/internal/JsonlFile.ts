@@ -74,15 +74,31 @@ export const publish = (
   return bytes.length
 }
 
+/** The log changed under a writer that holds it: someone else writes it too. */
+export class ForeignWrite extends Error {
+  constructor(readonly found: number, readonly expected: number) {
+    super(
+      `the log is ${found} bytes where this process left ${expected}: another process is writing this session, ` +
+        "so nothing was appended",
+    )
+  }
+}
+
 /** Syncs the directory of a published log (so its name survives a crash) and opens it for appending. */
 export const completePublish = (io: FileIo, file: string, size: number): OpenLog => {
   syncDirectory(io, dirname(file))
   return { fd: io.openSync(file, "a"), size, dirty: false }
 }
 
-export const openLog = (io: FileIo, file: string): OpenLog => {
+/** Opens a log for appending after the `scanned` bytes its reader saw (the file must still hold exactly those). */
+export const openLog = (io: FileIo, file: string, scanned: number): OpenLog => {
   const fd = io.openSync(file, "a")
-  return { fd, size: io.fstatSync(fd).size, dirty: false }
+  const size = io.fstatSync(fd).size
+  if (size !== scanned) {
+    io.closeSync(fd)
+    throw new ForeignWrite(size, scanned)
+  }
+  return { fd, size, dirty: false }
 }
 
 /**
@@ -94,6 +110,12 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
   if (log.dirty) {
     io.ftruncateSync(log.fd, log.size)
     log.dirty = false
+  } else {
+    // Bytes this process did not write: another writer holds the session too
+    // (a lease lost in a race, a copy of the home). Appending would repeat its
+    // seqs and leave a log nobody can read; refusing keeps what it wrote.
+    const size = io.fstatSync(log.fd).size
+    if (size !== log.size) throw new ForeignWrite(size, log.size)
   }
   const bytes = Buffer.from(serialize(events))
   try {

@@ -29,6 +29,8 @@ export interface Scan {
   readonly header: SessionLog.SessionHeader
   readonly events: Array<SessionLog.SessionEvent>
   readonly torn?: TornTail
+  /** The bytes the log holds without its torn tail: what a writer appends after. */
+  readonly size: number
 }
 
 /** Line 1: newer versions are refused before their shape is judged. */
@@ -91,6 +93,54 @@ const damagedBefore = (file: string, line: number, event: SessionLog.SessionEven
 const expectedSeq = (file: string, n: number, expected: number, found: number): SessionCorrupt =>
   new SessionCorrupt({ file, line: n, detail: `expected event seq ${expected}, found ${found}` })
 
+/**
+ * The one pass over a log's events, shared by `read` and `list` so the two
+ * never disagree about a file: each event is validated and handed to
+ * `onEvent` in order; the torn tail, if any, is returned. Throws the store's
+ * tagged errors.
+ */
+const scanEvents = (
+  reader: LineReader,
+  file: string,
+  onEvent: (event: SessionLog.SessionEvent) => void,
+): { readonly line: number; readonly offset: number } | undefined => {
+  let count = 0
+  let damage: { readonly line: number; readonly offset: number } | undefined
+  for (let line = reader.next(); line !== undefined; line = reader.next()) {
+    const n = reader.lineNumber
+    if (!reader.complete) {
+      damage ??= { line: n, offset: reader.lineStart() }
+      break
+    }
+    const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+    if (damage !== undefined) {
+      // A write the crash interrupted leaves only its own unacknowledged lines
+      // after the damage, ending in a torn one; a complete event after it is
+      // one that was written after the damaged line — so that line was
+      // committed, and the file is damaged, not torn.
+      if (result._tag === "Event") throw damagedBefore(file, damage.line, result.event, n)
+      continue
+    }
+    switch (result._tag) {
+      case "Event": {
+        const expected = count + 1
+        if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
+        count++
+        onEvent(result.event)
+        break
+      }
+      case "Unparsable":
+        damage = { line: n, offset: reader.lineStart() }
+        break
+      case "Unknown":
+        throw new UnknownEvent({ file, line: n, type: result.type })
+      case "Invalid":
+        throw new SessionCorrupt({ file, line: n, detail: result.detail })
+    }
+  }
+  return damage
+}
+
 /** Reads and validates a whole log. Throws the store's tagged errors. */
 export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
   const fd = openForRead(io, file, id)
@@ -98,97 +148,34 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
     const reader = new LineReader(io, fd)
     const header = readHeader(reader, file, id)
     const events: Array<SessionLog.SessionEvent> = []
-    let damage: { readonly line: number; readonly offset: number } | undefined
-    for (let line = reader.next(); line !== undefined; line = reader.next()) {
-      const n = reader.lineNumber
-      if (!reader.complete) {
-        damage ??= { line: n, offset: reader.lineStart() }
-        break
-      }
-      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
-      if (damage !== undefined) {
-        // A write the crash interrupted leaves only its own unacknowledged lines
-        // after the damage, ending in a torn one; a complete event after it is
-        // one that was written after the damaged line — so that line was
-        // committed, and the file is damaged, not torn.
-        if (result._tag === "Event") throw damagedBefore(file, damage.line, result.event, n)
-        continue
-      }
-      switch (result._tag) {
-        case "Event": {
-          const expected = events.length + 1
-          if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
-          events.push(result.event)
-          break
-        }
-        case "Unparsable":
-          damage = { line: n, offset: reader.lineStart() }
-          break
-        case "Unknown":
-          throw new UnknownEvent({ file, line: n, type: result.type })
-        case "Invalid":
-          throw new SessionCorrupt({ file, line: n, detail: result.detail })
-      }
-    }
-    if (damage === undefined) return { header, events }
+    const damage = scanEvents(reader, file, (event) => events.push(event))
+    if (damage === undefined) return { header, events, size: reader.completeEnd() }
     const size = io.fstatSync(fd).size
-    return { header, events, torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset } }
+    return {
+      header,
+      events,
+      torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset },
+      size: damage.offset,
+    }
   } finally {
     io.closeSync(fd)
   }
 }
 
-// The layer writes `seq`, `time` and `type` first; reading them off the front
-// of a line spares parsing the rest. Other lines are parsed whole.
-const PREFIX = /^\{"seq":(\d+),"time":"([^"\\]*)","type":"([^"\\]*)"/
-
 /**
- * The `list` summary of a log, refusing what `read` refuses about its shape —
- * an unknown event type, a gap in `seq`, an unreadable line with a complete
- * event after it — without parsing every event whole (that is what `read`
- * does): the seq, time and type of a line written by this store are read off
- * its front. Unreadable lines with nothing complete after them are a torn tail,
- * which the next `open` repairs: the summary is of the events before it.
+ * The `list` summary of a log, judged by the very pass `read` makes: a log
+ * `read` refuses is refused here with the same reason, and a torn tail (which
+ * the next `open` repairs) is left out of the summary as `read` leaves it out.
  */
 export const summarizeLog = (io: FileIo, file: string, id: string): SessionSummary | undefined => {
   const fd = openForRead(io, file, id)
   try {
     const reader = new LineReader(io, fd, 1 << 20)
     const summary = new SummaryBuilder(readHeader(reader, file, id))
-    let expected = 1
-    let damage: number | undefined
-    for (let line = reader.next(); line !== undefined && reader.complete; line = reader.next()) {
-      const n = reader.lineNumber
-      if (damage !== undefined) {
-        const after = reader.validUtf8 ? decodeLine(line) : undefined
-        if (after?._tag === "Event") throw damagedBefore(file, damage, after.event, n)
-        continue
-      }
-      const prefix = reader.validUtf8 ? PREFIX.exec(line) : null
-      if (prefix !== null && SessionLog.isEventType(prefix[3]) && !(prefix[3] === "user/message" && summary.needsTitle)) {
-        const seq = Number(prefix[1])
-        if (seq !== expected) throw expectedSeq(file, n, expected, seq)
-        expected++
-        summary.add(prefix[3]!, prefix[2]!)
-        continue
-      }
-      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
-      switch (result._tag) {
-        case "Event":
-          if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
-          expected++
-          summary.add(result.event.type, result.event.time)
-          if (result.event.type === "user/message") summary.addTitle(result.event)
-          break
-        case "Unparsable":
-          damage = n
-          break
-        case "Unknown":
-          throw new UnknownEvent({ file, line: n, type: result.type })
-        case "Invalid":
-          throw new SessionCorrupt({ file, line: n, detail: result.detail })
-      }
-    }
+    scanEvents(reader, file, (event) => {
+      summary.add(event.type, event.time)
+      if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
+    })
     return summary.result()
   } finally {
     io.closeSync(fd)

@@ -62,6 +62,11 @@ export class LineReader {
     }
   }
 
+  /** File offset just past the last newline read: once every line is read, where the complete lines end. */
+  completeEnd(): number {
+    return this.bufferStart
+  }
+
   /** File offset of the first byte of the line last returned. */
   lineStart(): number {
     if (!this.complete || this.slowStart >= 0) return this.slowStart
