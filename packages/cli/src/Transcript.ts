@@ -1,21 +1,36 @@
 /**
  * A session as a person reads it: turn by turn, who said what, which tools
  * ran with what result, and where each turn stopped and why. Built from the
- * durable log alone (raw chunks are evidence, not conversation).
+ * durable log alone. Raw chunks are evidence, not conversation — except where
+ * they are all there is of what the user saw: the text a failed attempt had
+ * shown, and the tool calls an output-limit cut dropped.
  */
+import { Assembler } from "@turnlog/assembler"
 import type { Failure, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 
 export type Item =
   | { readonly role: "user"; readonly text: string }
-  | { readonly role: "assistant"; readonly text: string; readonly reasoning?: string; readonly interrupted?: true }
+  | {
+    readonly role: "assistant"
+    readonly text: string
+    readonly reasoning?: string
+    readonly interrupted?: true
+    /** What an attempt that then failed had shown: it was never stored as a message. */
+    readonly failed?: true
+  }
   | { readonly role: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
   | { readonly role: "tool-result"; readonly callId: string; readonly content: string; readonly isError: boolean }
 
 export interface Turn {
   readonly items: ReadonlyArray<Item>
   /** Absent while the turn is open (the process stopped mid-turn and the session was not reopened). */
-  readonly end?: { readonly reason: SessionLog.TurnEndReason; readonly failure?: Failure }
+  readonly end?: {
+    readonly reason: SessionLog.TurnEndReason
+    readonly failure?: Failure
+    /** The tool calls a `max-tokens` cut dropped (named as the model named them; never run). */
+    readonly dropped?: ReadonlyArray<string>
+  }
 }
 
 export interface Transcript {
@@ -33,15 +48,26 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
   const turns: Array<Turn> = []
   let items: Array<Item> = []
   let open = false
+  // The attempt in progress, folded from its chunks until it becomes a message.
+  let attempt: Assembler.State | undefined
+  let dropped: Array<string> = []
   for (const event of session.events) {
     switch (event.type) {
       case "turn/start":
         if (open) turns.push({ items })
         items = []
+        dropped = []
+        attempt = undefined
         open = true
         break
       case "user/message":
         items.push({ role: "user", text: textOf(event.data.message.content, "text") })
+        break
+      case "request/start":
+        attempt = Assembler.initial
+        break
+      case "assistant/chunk":
+        if (attempt !== undefined) attempt = Assembler.step(attempt, event.data.chunk)
         break
       case "assistant/message": {
         const content = event.data.message.content
@@ -60,6 +86,9 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
             items.push({ role: "tool-call", callId: block.id, name: block.name, arguments: block.arguments })
           }
         }
+        // A cut at the output limit drops every tool call its attempt streamed.
+        if (event.data.finish.kind === "max-tokens" && attempt !== undefined) dropped = toolCallsOf(attempt)
+        attempt = undefined
         break
       }
       case "tool/result":
@@ -74,16 +103,31 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
           }
         }
         break
-      case "turn/end":
+      case "turn/end": {
+        // A failed turn's last attempt made no message; what it showed is in its chunks.
+        if (event.data.reason === "error" && attempt !== undefined) {
+          const shown = Assembler.interrupted(attempt)
+          const text = textOf(shown, "text")
+          const reasoning = textOf(shown, "reasoning")
+          if (text !== "" || reasoning !== "") {
+            items.push({ role: "assistant", text, ...(reasoning === "" ? {} : { reasoning }), failed: true })
+          }
+        }
+        const { failure, reason } = event.data
         turns.push({
           items,
-          end: { reason: event.data.reason, ...(event.data.failure === undefined ? {} : { failure: event.data.failure }) },
+          end: {
+            reason,
+            ...(failure === undefined ? {} : { failure }),
+            ...(reason === "max-tokens" && dropped.length > 0 ? { dropped } : {}),
+          },
         })
         items = []
+        dropped = []
+        attempt = undefined
         open = false
         break
-      case "request/start":
-      case "assistant/chunk":
+      }
       case "tool/call":
         break
     }
@@ -99,19 +143,35 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
   }
 }
 
+/** The tool calls an attempt streamed, by name, in order. */
+const toolCallsOf = (attempt: Assembler.State): Array<string> => {
+  // Assembled as if it had stopped normally: every streamed tool call is kept, so each can be named.
+  const all = Assembler.finish(Assembler.step(attempt, { type: "finish", reason: { kind: "stop" } }))
+  return all.blocks.flatMap((block) => (block.type === "tool-call" ? [block.name === "" ? "(unnamed)" : block.name] : []))
+}
+
 const indent = (text: string, prefix = "  "): string =>
   text.split("\n").map((line) => `${prefix}${line}`).join("\n")
 
-const clip = (text: string, max = 2000): string =>
-  text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
+/** At most `max` characters (code points: never half of one), saying how many more there were. */
+const clip = (text: string, max = 2000): string => {
+  if (text.length <= max) return text
+  const chars = Array.from(text)
+  return chars.length > max ? `${chars.slice(0, max).join("")}… (${chars.length - max} more characters)` : text
+}
 
 export const describeEnd = (end: Turn["end"]): string => {
   if (end === undefined) return "still open: the process stopped mid-turn (it is closed as interrupted when the session is next used)"
   switch (end.reason) {
     case "completed":
       return "completed"
-    case "max-tokens":
-      return "stopped at the output limit (max tokens); unfinished tool calls were dropped, not run"
+    case "max-tokens": {
+      const dropped = end.dropped ?? []
+      return dropped.length === 0
+        ? "stopped at the output limit (max tokens)"
+        : `stopped at the output limit (max tokens); the tool call${dropped.length === 1 ? "" : "s"} it was making ` +
+          `(${dropped.join(", ")}) ${dropped.length === 1 ? "was" : "were"} dropped, not run`
+    }
     case "error":
       return `failed: ${end.failure === undefined ? "no cause recorded" : `${end.failure.message} (${end.failure.code})`}`
     case "cancelled":
@@ -135,7 +195,8 @@ export const render = (transcript: Transcript): string => {
         case "assistant":
           if (item.reasoning !== undefined) out.push("assistant (thinking):", indent(item.reasoning))
           if (item.text !== "" || item.interrupted === true) {
-            out.push(`assistant${item.interrupted === true ? " (interrupted)" : ""}:`, indent(item.text))
+            const how = item.interrupted === true ? " (interrupted)" : item.failed === true ? " (shown before the failure)" : ""
+            out.push(`assistant${how}:`, indent(item.text))
           }
           break
         case "tool-call":
