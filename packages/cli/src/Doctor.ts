@@ -24,6 +24,8 @@ export interface SessionReport {
   readonly messages: ReadonlyArray<MessageReport>
   readonly tornTail?: { readonly bytes: number; readonly line: number }
   readonly openTurn: boolean
+  /** The live process writing the session, when the open turn is in flight there (not left by a dead one). */
+  readonly writer?: number
 }
 
 export const diagnose = (session: SessionStore.LoadedSession): SessionReport => {
@@ -53,6 +55,7 @@ export const diagnose = (session: SessionStore.LoadedSession): SessionReport => 
     messages,
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     openTurn: OpenTurn.openTurnStart(session.events) >= 0,
+    ...(session.recovery.openTurn?.writer === undefined ? {} : { writer: session.recovery.openTurn.writer }),
   }
 }
 
@@ -73,9 +76,12 @@ export const render = (report: SessionReport): string => {
       `  torn tail: ${report.tornTail.bytes} bytes at line ${report.tornTail.line} (cut off and kept aside when the session is next opened)`,
     )
   }
-  if (report.openTurn) {
+  // A turn in flight in a live process is no damage; one a dead process left open is repaired at the next open.
+  const leftOpen = report.openTurn && report.writer === undefined
+  if (report.writer !== undefined) lines.push(`  turn in flight: process ${report.writer} is writing this session`)
+  if (leftOpen) {
     lines.push("  open turn: the last turn has no end (closed as interrupted when the session is next opened)")
   }
-  if (degrades.length === 0 && report.tornTail === undefined && !report.openTurn) lines.push("  ok")
+  if (degrades.length === 0 && report.tornTail === undefined && !leftOpen) lines.push("  ok")
   return lines.join("\n")
 }

@@ -39,6 +39,8 @@ export interface Transcript {
   readonly createdAt: string
   readonly turns: ReadonlyArray<Turn>
   readonly tornTail?: { readonly bytes: number; readonly line: number }
+  /** The live process writing the session, when its last turn is in flight there. */
+  readonly writer?: number
 }
 
 const textOf = (blocks: ReadonlyArray<{ readonly type: string; readonly text?: string }>, type: string): string =>
@@ -134,12 +136,14 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
   }
   if (open) turns.push({ items })
   const torn = session.recovery.tornTail
+  const writer = session.recovery.openTurn?.writer
   return {
     id: session.header.id,
     cwd: session.header.cwd,
     createdAt: session.header.createdAt,
     turns,
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
+    ...(writer === undefined ? {} : { writer }),
   }
 }
 
@@ -160,8 +164,12 @@ const clip = (text: string, max = 2000): string => {
   return chars.length > max ? `${chars.slice(0, max).join("")}… (${chars.length - max} more characters)` : text
 }
 
-export const describeEnd = (end: Turn["end"]): string => {
-  if (end === undefined) return "still open: the process stopped mid-turn (it is closed as interrupted when the session is next used)"
+export const describeEnd = (end: Turn["end"], writer?: number): string => {
+  if (end === undefined) {
+    return writer === undefined
+      ? "still open: the process stopped mid-turn (it is closed as interrupted when the session is next used)"
+      : `still running: process ${writer} is writing this session`
+  }
   switch (end.reason) {
     case "completed":
       return "completed"
@@ -207,7 +215,7 @@ export const render = (transcript: Transcript): string => {
           break
       }
     }
-    out.push(`turn ${i + 1} ${describeEnd(turn.end)}`)
+    out.push(`turn ${i + 1} ${describeEnd(turn.end, transcript.writer)}`)
   })
   if (transcript.tornTail !== undefined) {
     out.push(

@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
-import { acquire } from "./internal/FileLease.js"
+import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
@@ -104,6 +104,12 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           }
           const sidecar = yield* attempt(file, "cut the torn tail of", () => cutTail(io, file, torn))
           return { header: scan.header, events: scan.events, tornTail: { sidecar, bytes: torn.bytes, line: torn.line } }
+        }),
+
+      writerOf: (id) =>
+        Effect.flatMap(checked(id), () => {
+          const lockFile = join(dir, `${id}.lock`)
+          return attempt(lockFile, "read the lease", () => liveHolder(io, lockFile))
         }),
 
       list: () =>

@@ -47,7 +47,11 @@ export interface Recovery {
    * `read` only: the last turn has no `turn/end` (a turn in flight, or one a
    * dead process left open, which the next `open` closes). `seq` is its `turn/start`.
    */
-  readonly openTurn?: { readonly seq: number }
+  readonly openTurn?: {
+    readonly seq: number
+    /** The process that holds the session for writing, when one is alive: the turn is in flight there. */
+    readonly writer?: number
+  }
 }
 
 export interface LoadedSession {

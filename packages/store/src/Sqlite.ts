@@ -311,6 +311,11 @@ export const makeSqlite = (options: SqliteOptions) =>
           return writer
         }),
       load: (id) => load(id),
+      writerOf: (id) =>
+        sql<{ readonly pid: number; readonly token: string }>`SELECT pid, token FROM leases WHERE session_id = ${id}`.pipe(
+          Effect.map(([holder]) => (holder !== undefined && isLive(holder) ? holder.pid : undefined)),
+          Effect.mapError(io("read the lease in")),
+        ),
       list: () =>
         Effect.gen(function*() {
           const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))

@@ -41,6 +41,8 @@ export interface Backend {
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
   /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
   readonly list: () => Effect.Effect<SessionList, StoreError>
+  /** The pid of a live process (not this store) holding the session's lease, if any. */
+  readonly writerOf?: (id: SessionId) => Effect.Effect<number | undefined, StoreError>
 }
 
 interface Held {
@@ -56,15 +58,20 @@ const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEven
   ...(closed.length > 0 ? { closedTurn: closed } : {}),
 })
 
-/** What `read` found, without changing anything. */
-const foundBy = (loaded: Loaded): LoadedSession => {
+/** What `read` found, without changing anything; `writer`, the live process holding the session, if any. */
+const foundBy = (loaded: Loaded, writer?: number): LoadedSession => {
   const start = openTurnStart(loaded.events)
+  const openTurn = start < 0
+    ? undefined
+    : writer === undefined
+    ? { seq: loaded.events[start]!.seq }
+    : { seq: loaded.events[start]!.seq, writer }
   return {
     header: loaded.header,
     events: loaded.events,
     recovery: {
       ...(loaded.tornTail !== undefined ? { tornTail: loaded.tornTail } : {}),
-      ...(start >= 0 ? { openTurn: { seq: loaded.events[start]!.seq } } : {}),
+      ...(openTurn !== undefined ? { openTurn } : {}),
     },
   }
 }
@@ -121,7 +128,7 @@ export const makeCore = (backend: Backend) =>
     const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
       Effect.flatMap(flushHeld(session), () =>
         session.materialised
-          ? Effect.map(backend.load(id, false), foundBy)
+          ? Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, process.pid))
           : Effect.succeed({ header: session.header, events: [], recovery: {} }))
 
     const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
@@ -197,9 +204,12 @@ export const makeCore = (backend: Backend) =>
       read: (id) =>
         serial(Effect.suspend(() => {
           const session = held.get(id)
-          return session !== undefined
-            ? readHeld(id, session)
-            : Effect.map(backend.load(id, false), foundBy)
+          if (session !== undefined) return readHeld(id, session)
+          return Effect.flatMap(backend.load(id, false), (loaded) =>
+            // An open turn is in flight if a live process holds the session, else a dead one left it.
+            openTurnStart(loaded.events) < 0 || backend.writerOf === undefined
+              ? Effect.succeed(foundBy(loaded))
+              : Effect.map(backend.writerOf(id), (writer) => foundBy(loaded, writer)))
         })),
 
       list: () =>

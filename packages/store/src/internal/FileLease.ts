@@ -37,6 +37,12 @@ const readHolder = (io: FileIo, file: string): Holder | undefined => {
   return { pid: 0, token: "" }
 }
 
+/** The pid of the live process holding the lease in `file`, if any (never this process's own lease). */
+export const liveHolder = (io: FileIo, file: string): number | undefined => {
+  const holder = readHolder(io, file)
+  return holder !== undefined && isLive(holder) ? holder.pid : undefined
+}
+
 const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
 
 export const acquire = (io: FileIo, file: string): Acquired => {
