@@ -39,6 +39,7 @@ export const fromAgentError = (error: AgentError): RequestError => {
     case "InvalidModel":
       return invalidParams(error.message)
     case "SessionLocked":
+    case "LeaseLost":
     case "StaleWriter":
     case "SessionCorrupt":
     case "UnsupportedVersion":

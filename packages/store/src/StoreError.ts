@@ -15,9 +15,27 @@ export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
 export class SessionLocked extends Data.TaggedError("SessionLocked")<{
   readonly sessionId: string
   readonly pid: number
+  /** The holder's host, where the store knows it (a lease shared across machines). */
+  readonly host?: string
 }> {
   override get message() {
-    return `session ${this.sessionId} is open for writing by process ${this.pid}`
+    const on = this.host === undefined ? "" : ` on host ${this.host}`
+    return `session ${this.sessionId} is open for writing${on} by process ${this.pid}`
+  }
+}
+
+/**
+ * This store's lease of a session is gone (its database connection ended, or a
+ * write got no answer): it stops writing the session and never writes under
+ * that lease again. What the last write left is settled by the next open,
+ * which reads what is stored.
+ */
+export class LeaseLost extends Data.TaggedError("LeaseLost")<{
+  readonly sessionId: string
+  readonly reason: string
+}> {
+  override get message() {
+    return `session ${this.sessionId}: this process lost its lease (${this.reason}); it no longer writes the session — open it again to continue from what is stored`
   }
 }
 
@@ -54,7 +72,7 @@ export class UnsupportedVersion extends Data.TaggedError("UnsupportedVersion")<{
   readonly file: string
   readonly found: number
   readonly supported: number
-  /** What is versioned: a session log (the default) or the SQLite database schema. */
+  /** What is versioned: a session log (the default) or a database's schema. */
   readonly subject?: "log" | "database schema"
 }> {
   override get message() {
@@ -87,6 +105,7 @@ export class StoreIOError extends Data.TaggedError("StoreIOError")<{
 export type StoreError =
   | SessionNotFound
   | SessionLocked
+  | LeaseLost
   | StaleWriter
   | SessionCorrupt
   | UnsupportedVersion
@@ -94,6 +113,6 @@ export type StoreError =
   | StoreIOError
 
 export const isStoreError = (error: unknown): error is StoreError =>
-  error instanceof SessionNotFound || error instanceof SessionLocked || error instanceof StaleWriter ||
+  error instanceof SessionNotFound || error instanceof SessionLocked || error instanceof LeaseLost || error instanceof StaleWriter ||
   error instanceof SessionCorrupt || error instanceof UnsupportedVersion || error instanceof UnknownEvent ||
   error instanceof StoreIOError

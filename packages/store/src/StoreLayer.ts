@@ -1,24 +1,28 @@
 /**
  * Every store layer in one place, and the selector the command line uses to
- * build the configured one. JSONL is the embedded default.
+ * build the configured one. JSONL is the embedded default; PostgreSQL serves
+ * sessions that several machines write in turn.
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
-import type { Layer } from "effect"
+import { Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
 import { layerMemory, layerMemoryWith } from "./Memory.js"
+import { layerPostgres, type PostgresOptions } from "./Postgres.js"
 import type { SessionStore } from "./SessionStore.js"
 import { layerSqlite } from "./Sqlite.js"
-import type { StoreError } from "./StoreError.js"
+import { type StoreError, StoreIOError } from "./StoreError.js"
 
-export { layerJsonl, layerMemory, layerMemoryWith, layerSqlite }
+export { layerJsonl, layerMemory, layerMemoryWith, layerPostgres, layerSqlite }
 
-export type StoreKind = "jsonl" | "sqlite"
+export type StoreKind = "jsonl" | "sqlite" | "postgres"
 
 export interface StoreConfig {
   readonly kind: StoreKind
   /** `$TURNLOG_HOME`. */
   readonly home: string
+  /** The PostgreSQL store's database (`kind: "postgres"` only). */
+  readonly database?: PostgresOptions
 }
 
 /** `$TURNLOG_HOME`, else `~/.turnlog`. */
@@ -31,5 +35,15 @@ export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError
       return layerJsonl({ home: config.home })
     case "sqlite":
       return layerSqlite({ home: config.home })
+    case "postgres":
+      return config.database === undefined
+        ? Layer.fail(
+          new StoreIOError({
+            path: "the database",
+            operation: "connect to",
+            cause: new Error("no database URL: set TURNLOG_DATABASE_URL or database.url in the config"),
+          }),
+        )
+        : layerPostgres(config.database)
   }
 }

@@ -26,7 +26,7 @@ import {
 /** One storage for the duration of a test; every build of `store` is a new store over it (a new process). */
 export interface Harness {
   readonly store: Layer.Layer<SessionStore, StoreError>
-  readonly cleanup?: () => void
+  readonly cleanup?: () => void | Promise<void>
 }
 
 /** Runs `f` with a store built over the harness's storage; the store's scope closes after. */
@@ -41,7 +41,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
     const run = <A, E>(f: (harness: Harness) => Effect.Effect<A, E>) =>
       Effect.suspend(() => {
         const harness = makeHarness()
-        return f(harness).pipe(Effect.ensuring(Effect.sync(() => harness.cleanup?.())))
+        return f(harness).pipe(Effect.ensuring(Effect.promise(async () => harness.cleanup?.())))
       })
 
     it.effect("round-trips every event type; replay state byte-identical; optional fields stay omitted", () =>

@@ -1,0 +1,194 @@
+/**
+ * The PostgreSQL layer, for sessions that more than one machine writes in
+ * turn. A `sessions` table (the header, what `list` shows, and `last_seq`, the
+ * seq of the last stored event, which every write compares and sets) and an
+ * `events (session_id, seq, type, time, data json)` table keyed by
+ * `(session_id, seq)`; the schema is versioned and created by turnlog (see
+ * `internal/PgSchema`). The lease is a session-level advisory lock held on the
+ * writer's own connection (see `internal/PgLease`). Every write is one
+ * statement, so a write either committed whole or left nothing: there is no
+ * torn tail, and every other rule is the shared store logic's.
+ */
+import { Duration, Effect, Either, Layer } from "effect"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
+import { type Backend, makeCore } from "./internal/Core.js"
+import { classify } from "./internal/EventLine.js"
+import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
+import { acquireLease, holderOf } from "./internal/PgLease.js"
+import { ensureSchema } from "./internal/PgSchema.js"
+import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
+import {
+  SessionCorrupt,
+  SessionNotFound,
+  type StoreError,
+  StoreIOError,
+  UnknownEvent,
+  UnsupportedVersion,
+} from "./StoreError.js"
+import { summarize, titleOf } from "./Summary.js"
+
+export { SCHEMA_VERSION } from "./internal/PgSchema.js"
+
+export interface PostgresOptions {
+  /** `postgres://user[:password]@host[:port]/database[?…]`. */
+  readonly url: string
+  /** A schema of its own for the store's tables (made if missing); default: the URL's search_path. */
+  readonly schema?: string
+  /** How long a write (or taking a lease) may wait for the server before it fails; default 30 s. */
+  readonly writeTimeout?: Duration.DurationInput
+  /** How long connecting may take; default 10 s. */
+  readonly connectTimeout?: Duration.DurationInput
+}
+
+/** Rows per page when loading a session. */
+const PAGE_ROWS = 5000
+
+interface EventRow {
+  readonly seq: number
+  readonly time: string
+  readonly type: string
+  readonly data: string
+}
+
+interface SessionRow {
+  readonly id: string
+  readonly version: number
+  readonly created_at: string
+  readonly cwd: string
+  readonly title: string | null
+  readonly last_seq: number
+}
+
+const facts = (events: ReadonlyArray<SessionLog.SessionEvent>) => {
+  let turns = 0
+  let firstMessage: string | null = null
+  for (const event of events) {
+    if (event.type === "turn/start") turns++
+    else if (event.type === "user/message" && firstMessage === null) {
+      // A display title; text cannot hold a NUL.
+      firstMessage = titleOf(event.data.message).replaceAll("\u0000", "\uFFFD")
+    }
+  }
+  return { turns, firstMessage }
+}
+
+export const makePostgres = (options: PostgresOptions) =>
+  Effect.gen(function*() {
+    const connection = yield* connectionOf(options.url, options.schema)
+    const where = connection.display
+    const sql = yield* makeClient(connection, {
+      connectTimeout: Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT),
+      // Each held session keeps one connection; reads share the rest.
+      maxConnections: 20,
+    })
+    yield* ensureSchema(sql, where, connection.schema)
+    const writeTimeout = Duration.decode(options.writeTimeout ?? Duration.seconds(30))
+    const io = (operation: string) => (error: { readonly cause?: unknown }) =>
+      new StoreIOError({ path: where, operation, cause: error.cause ?? error })
+
+    const jsonString = (text: string): string | undefined => {
+      const value = Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))
+      return typeof value === "string" ? value : undefined
+    }
+
+    const headerOf = (row: SessionRow): Either.Either<SessionLog.SessionHeader, StoreError> => {
+      if (row.version > SessionLog.LOG_VERSION) {
+        return Either.left(new UnsupportedVersion({ file: where, found: row.version, supported: SessionLog.LOG_VERSION }))
+      }
+      const cwd = jsonString(row.cwd)
+      const title = row.title === null ? undefined : jsonString(row.title)
+      if (cwd === undefined || (row.title !== null && title === undefined)) {
+        return Either.left(
+          new SessionCorrupt({ file: where, sessionId: row.id, line: 1, detail: "the session's cwd or title is not a JSON string" }),
+        )
+      }
+      return Either.right({
+        type: "session",
+        version: row.version,
+        id: row.id as SessionId,
+        createdAt: row.created_at,
+        cwd,
+        ...(title !== undefined ? { title } : {}),
+      })
+    }
+
+    const corrupt = (id: SessionId, line: number, detail: string) =>
+      Either.left(new SessionCorrupt({ file: where, sessionId: id, line, detail }))
+
+    const decodeRow = (id: SessionId, row: EventRow, expected: number): Either.Either<SessionLog.SessionEvent, StoreError> => {
+      if (row.seq !== expected) return corrupt(id, row.seq, `expected event seq ${expected}, found ${row.seq}`)
+      if (!SessionLog.isEventType(row.type)) {
+        return Either.left(new UnknownEvent({ file: where, sessionId: id, line: row.seq, type: row.type }))
+      }
+      const data = Either.try(() => JSON.parse(row.data) as unknown)
+      if (Either.isLeft(data)) return corrupt(id, row.seq, "the event data is not JSON")
+      const result = classify({ seq: row.seq, time: row.time, type: row.type, data: data.right })
+      if (result._tag === "Event") return Either.right(result.event)
+      return corrupt(id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
+    }
+
+    const page = (id: SessionId, after: number | undefined) =>
+      after === undefined
+        ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} ORDER BY seq LIMIT ${PAGE_ROWS}`
+        : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${PAGE_ROWS}`
+
+    const load = (id: SessionId) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
+          FROM sessions WHERE id = ${id}`
+        if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
+        const header = yield* headerOf(row)
+        const events: Array<SessionLog.SessionEvent> = []
+        // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
+        for (;;) {
+          const rows = yield* page(id, events.length === 0 ? undefined : events.length)
+          for (const r of rows) events.push(yield* decodeRow(id, r, events.length + 1))
+          if (rows.length < PAGE_ROWS) break
+        }
+        // Every write sets last_seq with its events in one statement: a difference is damage, not a race.
+        if (events.length !== row.last_seq) {
+          return yield* new SessionCorrupt({
+            file: where,
+            sessionId: id,
+            line: Math.min(events.length, row.last_seq) + 1,
+            detail: `the session records ${row.last_seq} events, ${events.length} are stored`,
+          })
+        }
+        return { header, events }
+      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
+
+    const backend: Backend = {
+      acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
+      load: (id) => load(id),
+      writerOf: (id) =>
+        holderOf(sql, id).pipe(
+          Effect.map((holder) => holder?.pid),
+          Effect.mapError(io("find the lease holder in")),
+        ),
+      list: () =>
+        Effect.gen(function*() {
+          const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
+          const sessions: Array<SessionSummary> = []
+          const unreadable: Array<Unreadable> = []
+          // Each session judged by the pass `read` makes, as the SQLite layer does.
+          for (const row of rows) {
+            const loaded = yield* Effect.either(load(row.id))
+            if (Either.isLeft(loaded)) {
+              if (loaded.left._tag !== "SessionNotFound") unreadable.push({ id: row.id, error: loaded.left })
+              continue
+            }
+            const summary = summarize(loaded.right.header, loaded.right.events)
+            if (summary !== undefined) sessions.push(summary)
+          }
+          return { sessions, unreadable }
+        }),
+    }
+    return yield* makeCore(backend)
+  }).pipe(
+    // Whatever the driver throws past its typed errors is still the database failing.
+    Effect.catchAllDefect((cause) => new StoreIOError({ path: "the database", operation: "open", cause })),
+  )
+
+export const layerPostgres = (options: PostgresOptions) => Layer.scoped(SessionStore, makePostgres(options))

@@ -1,0 +1,93 @@
+/**
+ * The PostgreSQL store's schema, versioned in `turnlog_schema` and created or
+ * migrated by turnlog itself. Every process checks the version at start; one
+ * that finds it older creates or migrates under a transaction-level advisory
+ * lock, so two processes starting together do not both create, and runs
+ * ANALYZE after (fresh tables have no statistics for the planner). A newer
+ * schema is refused as newer, as a newer log is.
+ *
+ * Event data is `json`, not `jsonb`: json keeps the text exactly as written
+ * (jsonb refuses `\u0000`, reorders and de-duplicates keys, rewrites numbers).
+ * The header's `cwd` and `title` are json strings for the same reason: text
+ * cannot hold a NUL, a JSON string can. `seq` is int4, which the driver returns as a number (int8 comes back as a string).
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import type { PgClient } from "@effect/sql-pg"
+import { Effect } from "effect"
+import { type StoreError, StoreIOError, UnsupportedVersion } from "../StoreError.js"
+
+/** The schema this build reads and writes. */
+export const SCHEMA_VERSION = 1
+
+/** `MIGRATIONS[v]` takes the schema from version v to v + 1 (version 0: nothing there yet). */
+const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
+  [
+    `CREATE TABLE turnlog_schema (version int4 NOT NULL)`,
+    `CREATE TABLE sessions (
+      id text PRIMARY KEY,
+      version int4 NOT NULL,
+      created_at text NOT NULL,
+      cwd json NOT NULL,
+      title json,
+      updated_at text NOT NULL,
+      turns int4 NOT NULL,
+      first_message text,
+      last_seq int4 NOT NULL
+    )`,
+    `CREATE TABLE events (
+      session_id text NOT NULL,
+      seq int4 NOT NULL,
+      type text NOT NULL,
+      "time" text NOT NULL,
+      data json NOT NULL,
+      PRIMARY KEY (session_id, seq)
+    )`,
+  ],
+]
+
+const versionIn = (sql: PgClient.PgClient): Effect.Effect<number, SqlError> =>
+  Effect.flatMap(
+    sql<{ readonly present: boolean }>`SELECT to_regclass('turnlog_schema') IS NOT NULL AS present`,
+    ([row]) =>
+      row?.present === true
+        ? Effect.map(sql<{ readonly version: number }>`SELECT max(version) AS version FROM turnlog_schema`, ([v]) => v?.version ?? 0)
+        : Effect.succeed(0),
+  )
+
+/**
+ * Brings the schema to `SCHEMA_VERSION` (creating `schema` itself when one is
+ * named), or refuses a newer one. `where` names the database in errors.
+ */
+export const ensureSchema = (
+  sql: PgClient.PgClient,
+  where: string,
+  schema: string | undefined,
+): Effect.Effect<void, StoreError> => {
+  const newer = (found: number) =>
+    new UnsupportedVersion({ file: where, found, supported: SCHEMA_VERSION, subject: "database schema" })
+  const migrate = sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('turnlog schema', 0))`
+    if (schema !== undefined) yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+    const found = yield* versionIn(sql)
+    if (found > SCHEMA_VERSION) return yield* newer(found)
+    for (let version = found; version < SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version]!) yield* sql.unsafe(statement)
+    }
+    if (found === 0) yield* sql`INSERT INTO turnlog_schema (version) VALUES (${SCHEMA_VERSION})`
+    else if (found < SCHEMA_VERSION) yield* sql`UPDATE turnlog_schema SET version = ${SCHEMA_VERSION}`
+    return found < SCHEMA_VERSION
+  }))
+  return Effect.gen(function*() {
+    // The common case (the schema is current) takes no lock.
+    // A search_path naming a schema not created yet finds no table: version 0.
+    const found = yield* versionIn(sql)
+    if (found > SCHEMA_VERSION) return yield* newer(found)
+    if (found === SCHEMA_VERSION) return
+    const changed = yield* migrate
+    if (changed) yield* sql`ANALYZE turnlog_schema, sessions, events`
+  }).pipe(
+    Effect.catchTag("SqlError", (cause) => new StoreIOError({ path: where, operation: "prepare the schema in", cause: cause.cause ?? cause })),
+    // A failed COMMIT arrives as a defect from withTransaction.
+    Effect.catchAllDefect((cause) => new StoreIOError({ path: where, operation: "prepare the schema in", cause })),
+  )
+}

@@ -1,0 +1,6 @@
+import { conformance } from "./support/conformance.js"
+import { describePostgres, pgHarness } from "./support/postgres.js"
+
+describePostgres("postgres", () => {
+  conformance("postgres", () => pgHarness())
+})
