@@ -23,11 +23,24 @@ const lastNumber = (lines: ReadonlyArray<string>, word: string): number | undefi
   return found.length === 0 ? undefined : Number(found[found.length - 1]!.slice(word.length + 1))
 }
 
-export const crashTest = (kind: StoreKind, kills: number) =>
+/** Where a crash test keeps its sessions: `home` is what the child is given (for PostgreSQL, a schema). */
+export interface CrashStorage {
+  readonly home: string
+  readonly harness: Harness
+}
+
+const tempStorage = (kind: StoreKind): CrashStorage => {
+  const home = mkdtempSync(join(tmpdir(), `turnlog-crash-${kind}-`))
+  return {
+    home,
+    harness: { store: layer({ kind, home }), cleanup: () => rmSync(home, { recursive: true, force: true }) },
+  }
+}
+
+export const crashTest = (kind: StoreKind, kills: number, storage: () => CrashStorage = () => tempStorage(kind)) =>
   describe(`${kind}: crash test`, () => {
   it(`keeps every flushed event across ${kills} SIGKILLs`, async () => {
-    const home = mkdtempSync(join(tmpdir(), `turnlog-crash-${kind}-`))
-    const h: Harness = { store: layer({ kind, home }) }
+    const { home, harness: h } = storage()
     const read = (id: SessionLog.SessionEvent["time"]) => Effect.runPromise(withStore(h, (store) => store.read(id as never)))
     try {
       const id = await Effect.runPromise(withStore(h, (store) =>
@@ -101,7 +114,7 @@ export const crashTest = (kind: StoreKind, kills: number) =>
         `${kind} crash test: ${kills} kills, ${killedMidLoop} mid-loop, ${tornTails} torn tails, ${closedTurns} open turns closed, ${final.events.length} events\n`,
       )
     } finally {
-      rmSync(home, { recursive: true, force: true })
+      await h.cleanup?.()
     }
   }, 300_000)
 })

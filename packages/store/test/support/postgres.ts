@@ -9,7 +9,9 @@ import { Duration, Effect, Redacted } from "effect"
 import { Postgres } from "../../src/index.js"
 import type { Harness } from "./conformance.js"
 
-export const TEST_DATABASE_URL = process.env.TURNLOG_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+import { TEST_DATABASE_URL } from "./pgUrl.js"
+
+export { TEST_DATABASE_URL }
 export const required = (process.env.TURNLOG_REQUIRE_POSTGRES ?? "") !== ""
 
 /** Runs statements on the test database outside any store, as an operator would. */

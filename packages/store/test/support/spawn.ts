@@ -7,6 +7,10 @@ const childScript = fileURLToPath(new URL("./child.ts", import.meta.url))
 export interface StoreChild {
   readonly process: ChildProcess
   readonly pid: number
+  /** What the child wrote to stderr so far. */
+  readonly stderr: () => string
+  /** Resolves once the child has exited and its output was read. */
+  readonly closed: Promise<void>
   /** Every line the child has said so far. */
   readonly lines: ReadonlyArray<string>
   /** Resolves with the first line matching `test`; rejects if the child ends first. */
@@ -51,6 +55,8 @@ export const spawnChild = (args: ReadonlyArray<string>): StoreChild => {
   return {
     process: child,
     pid: child.pid!,
+    stderr: () => stderr,
+    closed: done,
     lines,
     waitFor: (test) =>
       new Promise((resolve, reject) => {
