@@ -21,8 +21,8 @@ const globals = {
     Options.optional,
   ),
   store: Options.choice("store", STORE_KINDS as ReadonlyArray<StoreKind> as [StoreKind, ...Array<StoreKind>]).pipe(
-    Options.withDescription("the session store (default: jsonl)"),
-    Options.withDefault("jsonl" as StoreKind),
+    Options.withDescription("the session store (default: the config's store, else jsonl); postgres reads $TURNLOG_DATABASE_URL or the config's database.url"),
+    Options.optional,
   ),
 }
 

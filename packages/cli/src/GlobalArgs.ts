@@ -11,7 +11,7 @@ export const GLOBAL_OPTIONS: ReadonlyArray<string> = ["--home", "--config", "--s
 /** A global option given last (or before `--`) without its value. */
 export class MissingValue extends Error {
   constructor(readonly option: string) {
-    super(`${option} needs a value (${option} ${option === "--store" ? "jsonl|sqlite" : option === "--home" ? "<dir>" : "<file>"})`)
+    super(`${option} needs a value (${option} ${option === "--store" ? "jsonl|sqlite|postgres" : option === "--home" ? "<dir>" : "<file>"})`)
   }
 }
 

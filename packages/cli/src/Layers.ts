@@ -18,7 +18,11 @@ import * as ScriptFile from "./ScriptFile.js"
 import type { Settings } from "./Settings.js"
 
 export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  StoreLayer.layer({ kind: settings.store, home: settings.home }).pipe(
+  StoreLayer.layer({
+    kind: settings.store,
+    home: settings.home,
+    ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
+  }).pipe(
     Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
   )
 
@@ -26,9 +30,10 @@ export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.Session
  * The store for commands that only read (`sessions`, `show`, `doctor`): where
  * nothing has been stored yet — no `<home>/sessions/`, or no `sessions.db` —
  * an empty store, so a mistyped home is not created just by looking at it.
+ * A database is there to be read (PostgreSQL).
  */
 export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  existsSync(join(settings.home, settings.store === "sqlite" ? "sessions.db" : "sessions"))
+  settings.store === "postgres" || existsSync(join(settings.home, settings.store === "sqlite" ? "sessions.db" : "sessions"))
     ? storeLayer(settings)
     : Memory.layerMemory
 

@@ -2,7 +2,9 @@
  * Where turnlog keeps its sessions and what the config file says. Resolved
  * once, from the global options, then the environment, then defaults:
  * home `--home` | `TURNLOG_HOME` | `~/.turnlog`; config `--config` |
- * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists. A config that
+ * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists; store `--store` |
+ * the config's `store` | jsonl; the PostgreSQL store's database
+ * `TURNLOG_DATABASE_URL` | the config's `database.url`. A config that
  * cannot be used is a usage error naming the file and the field.
  */
 import { existsSync, readFileSync } from "node:fs"
@@ -11,8 +13,8 @@ import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { UsageError } from "./CliError.js"
 
-export type StoreKind = "jsonl" | "sqlite"
-export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite"]
+export type StoreKind = "jsonl" | "sqlite" | "postgres"
+export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite", "postgres"]
 export type PermissionMode = "ask" | "allow" | "deny"
 
 /** `<provider>/<model>`, split at the first "/" (model ids may contain more). */
@@ -39,6 +41,12 @@ const Permissions = Schema.String.pipe(
   }),
 )
 
+const Store = Schema.String.pipe(
+  Schema.filter((s): s is StoreKind => (STORE_KINDS as ReadonlyArray<string>).includes(s), {
+    message: () => 'expected "jsonl", "sqlite" or "postgres"',
+  }),
+)
+
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
@@ -49,12 +57,18 @@ export const ConfigFile = Schema.Struct({
   permissions: Schema.optionalWith(Permissions, { exact: true }),
   /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
   scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The session store when `--store` is not given. */
+  store: Schema.optionalWith(Store, { exact: true }),
+  /** The PostgreSQL store's database, `postgres://…` (TURNLOG_DATABASE_URL wins). */
+  database: Schema.optionalWith(Schema.Struct({ url: Schema.String }), { exact: true }),
 })
 export type ConfigFile = typeof ConfigFile.Type
 
 export interface Settings {
   readonly home: string
   readonly store: StoreKind
+  /** The PostgreSQL store's database URL (`store: "postgres"` only). */
+  readonly databaseUrl?: string
   /** The config file read, if any. */
   readonly configFile?: string
   readonly config: ConfigFile
@@ -88,7 +102,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({
         message: `config file ${file}: ${
           ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel)`,
+        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database)`,
       })
     ),
   )
@@ -97,7 +111,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
 export interface Flags {
   readonly home: Option.Option<string>
   readonly config: Option.Option<string>
-  readonly store: StoreKind
+  readonly store: Option.Option<StoreKind>
 }
 
 export const resolveSettings = (
@@ -134,9 +148,17 @@ export const resolveSettings = (
       : config.scriptedModel !== undefined && configFile !== undefined
       ? resolve(dirname(configFile), expandHome(config.scriptedModel))
       : undefined
+    const store = Option.getOrUndefined(flags.store) ?? config.store ?? "jsonl"
+    const databaseUrl = store !== "postgres" ? undefined : nonEmpty(env.TURNLOG_DATABASE_URL) ?? config.database?.url
+    if (store === "postgres" && databaseUrl === undefined) {
+      return yield* new UsageError({
+        message: "the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config (postgres://user@host:5432/database)",
+      })
+    }
     return {
       home,
-      store: flags.store,
+      store,
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
       config,
       ...(configFile === undefined ? {} : { configFile }),
       ...(scriptedModel === undefined ? {} : { scriptedModel }),

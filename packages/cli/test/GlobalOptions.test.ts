@@ -9,7 +9,7 @@ describe("a global option without its value", () => {
   it.each([
     [["sessions", "--home"], "turnlog: --home needs a value (--home <dir>)\n"],
     [["run", "hi", "--config"], "turnlog: --config needs a value (--config <file>)\n"],
-    [["doctor", "--store", "--", "x"], "turnlog: --store needs a value (--store jsonl|sqlite)\n"],
+    [["doctor", "--store", "--", "x"], "turnlog: --store needs a value (--store jsonl|sqlite|postgres)\n"],
   ])("turnlog %j names the option that lacks a value (exit 2)", async (args, message) => {
     const result = await turnlog(args, { cwd: tempDir("globals-cwd"), env: { TURNLOG_HOME: tempDir("globals-home") } })
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: message })

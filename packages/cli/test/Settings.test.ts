@@ -29,7 +29,7 @@ describe("GlobalArgs.hoist", () => {
 })
 
 describe("resolveSettings", () => {
-  const none = { home: Option.none(), config: Option.none(), store: "jsonl" } as const
+  const none = { home: Option.none(), config: Option.none(), store: Option.none() } as const
 
   it("takes the home from --home, else TURNLOG_HOME, else ~/.turnlog; the config from its default place only if it exists", async () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-settings-")))
@@ -47,6 +47,27 @@ describe("resolveSettings", () => {
       config: { model: "openai/gpt-5-mini", scriptedModel: "m.jsonl" },
       scriptedModel: join(home, "m.jsonl"),
     })
+  })
+
+  it("takes the store from --store, else the config's store; the database from TURNLOG_DATABASE_URL, else database.url", async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-settings-")))
+    const atHome = { ...none, home: Option.some(home) }
+    writeFileSync(join(home, "config.json"), JSON.stringify({ store: "postgres", database: { url: "postgres://db.example/turnlog" } }))
+    const fromConfig = await Effect.runPromise(resolveSettings(atHome, {}, "/work"))
+    expect([fromConfig.store, fromConfig.databaseUrl]).toEqual(["postgres", "postgres://db.example/turnlog"])
+    const fromEnv = await Effect.runPromise(resolveSettings(atHome, { TURNLOG_DATABASE_URL: "postgres://other/x" }, "/work"))
+    expect(fromEnv.databaseUrl).toBe("postgres://other/x")
+    const flagged = await Effect.runPromise(resolveSettings({ ...atHome, store: Option.some("sqlite") }, {}, "/work"))
+    expect([flagged.store, "databaseUrl" in flagged]).toEqual(["sqlite", false])
+
+    writeFileSync(join(home, "config.json"), JSON.stringify({ store: "postgres" }))
+    const missing = await Effect.runPromise(Effect.either(resolveSettings(atHome, {}, "/work")))
+    expect(Either.isLeft(missing) && missing.left.message).toBe(
+      "the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config (postgres://user@host:5432/database)",
+    )
+    writeFileSync(join(home, "config.json"), JSON.stringify({ store: "mongo" }))
+    const bad = await Effect.runPromise(Effect.either(resolveSettings(atHome, {}, "/work")))
+    expect(Either.isLeft(bad) && bad.left.message).toContain(`config file ${join(home, "config.json")}: store: expected "jsonl", "sqlite" or "postgres" (keys:`)
   })
 
   it("refuses a TURNLOG_CONFIG that does not exist, naming where it came from", async () => {

@@ -137,7 +137,8 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
 
   it.each([
     [["run", "--max-tokens", "many", "hi"], "'many' is not a integer"],
-    [["--store", "postgres", "sessions"], "Expected one of the following cases: jsonl, sqlite"],
+    [["--store", "mongo", "sessions"], "Expected one of the following cases: jsonl, sqlite, postgres"],
+    [["--store", "postgres", "sessions"], "turnlog: the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config"],
     [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
     [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
     [["teleport"], "Invalid subcommand"],
