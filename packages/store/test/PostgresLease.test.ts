@@ -46,6 +46,14 @@ describePostgres("postgres: one writer across processes", () => {
         const locked = await run(Effect.flip(withStore(h, (store) => store.open(id))))
         expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: holder.pid, host: hostname() })
         expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${holder.pid}`)
+        // A stopped holder keeps its connection, and with it the lease (documented in the README).
+        holder.process.kill("SIGSTOP")
+        try {
+          await sleep(500)
+          expect(await run(Effect.flip(withStore(h, (store) => store.open(id))))).toMatchObject({ _tag: "SessionLocked", pid: holder.pid })
+        } finally {
+          holder.process.kill("SIGCONT")
+        }
       } finally {
         await holder.kill()
       }
