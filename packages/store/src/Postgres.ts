@@ -144,7 +144,12 @@ export const makePostgres = (options: PostgresOptions) =>
         // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
         for (;;) {
           const rows = yield* page(id, events.length === 0 ? undefined : events.length)
-          for (const r of rows) events.push(yield* decodeRow(id, r, events.length + 1))
+          // A plain loop: a yield per row would cost more than decoding it.
+          for (const r of rows) {
+            const event = decodeRow(id, r, events.length + 1)
+            if (Either.isLeft(event)) return yield* event.left
+            events.push(event.right)
+          }
           if (rows.length < PAGE_ROWS) break
         }
         // Every write sets last_seq with its events in one statement: a difference is damage, not a race.
