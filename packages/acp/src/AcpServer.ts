@@ -8,7 +8,7 @@
 import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
-import { type AgentUpdate, AgentLoop } from "@turnlog/agent/AgentLoop"
+import { AgentLoop } from "@turnlog/agent"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import * as Errors from "./Errors.js"
@@ -41,7 +41,7 @@ export interface Connection {
   readonly drained: () => Promise<void>
 }
 
-type TurnEnd = Extract<AgentUpdate, { readonly type: "turn-end" }>
+type TurnEnd = Extract<AgentLoop.AgentUpdate, { readonly type: "turn-end" }>
 
 const stderrLog = (line: string) => {
   process.stderr.write(`turnlog: ${line}\n`)
@@ -63,7 +63,7 @@ const describeRecovery = (id: string, recovery: SessionStore.Recovery): Array<st
 
 export const make = (options: Options) =>
   Effect.gen(function*() {
-    const loop = yield* AgentLoop
+    const loop = yield* AgentLoop.AgentLoop
     const bridge = yield* PermissionBridge
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog

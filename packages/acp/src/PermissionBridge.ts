@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import type * as acp from "@agentclientprotocol/sdk"
-import * as Permissions from "@turnlog/agent/Permissions"
+import { Permissions } from "@turnlog/agent"
 
 /** What the agent wants to do, as the permission service describes it. */
 export interface PermissionQuestion {

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
-import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
+import type { AgentLoop } from "@turnlog/agent"
 import type { SessionLog } from "@turnlog/protocol"
 
 const TOOL_KINDS: Readonly<Record<string, acp.ToolKind>> = {
@@ -68,7 +68,7 @@ export const toolCall = (
 const textContent = (text: string): acp.ToolCallContent => ({ type: "content", content: { type: "text", text } })
 
 /** The `session/update` a live update becomes, if the editor shows it at all. */
-export const fromAgentUpdate = (update: AgentUpdate, cwd: string | undefined): acp.SessionUpdate | undefined => {
+export const fromAgentUpdate = (update: AgentLoop.AgentUpdate, cwd: string | undefined): acp.SessionUpdate | undefined => {
   switch (update.type) {
     case "text-delta":
       return update.text === "" ? undefined : {

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
+import type { AgentLoop } from "@turnlog/agent"
 import { SessionId, type SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import { AcpServer, PermissionBridge } from "@turnlog/acp"
@@ -75,9 +75,9 @@ const rejection = (promise: Promise<unknown>) =>
     },
   )
 
-const play = (updates: ReadonlyArray<AgentUpdate>): FakeLoop.Turn => () => Stream.fromIterable(updates)
+const play = (updates: ReadonlyArray<AgentLoop.AgentUpdate>): FakeLoop.Turn => () => Stream.fromIterable(updates)
 
-const end = (reason: SessionLog.TurnEndReason): AgentUpdate => ({ type: "turn-end", reason })
+const end = (reason: SessionLog.TurnEndReason): AgentLoop.AgentUpdate => ({ type: "turn-end", reason })
 
 describe("initialize", () => {
   it("answers protocol version 1, the agent's name and version, and what it can do", async () => {
@@ -250,7 +250,7 @@ describe("session/prompt", () => {
   it("refuses a second prompt while one is in flight; session/cancel ends the first as cancelled", async () => {
     const waitForCancel: FakeLoop.Turn = (turn) =>
       Stream.concat(
-        Stream.make<Array<AgentUpdate>>({ type: "text-delta", text: "thinking about it" }),
+        Stream.make<Array<AgentLoop.AgentUpdate>>({ type: "text-delta", text: "thinking about it" }),
         Stream.fromEffect(Effect.as(turn.cancelled, end("cancelled"))),
       )
     const h = await start([waitForCancel, play([end("completed")])])
@@ -278,7 +278,7 @@ describe("session/prompt", () => {
       Stream.unwrap(Effect.gen(function*() {
         const first = yield* turn.ask("write_file", "write", { path: "out.txt", content: "x" }, "call_w")
         const second = yield* turn.ask("run_command", "command", { command: "rm -rf /" }, "call_c")
-        return Stream.make<Array<AgentUpdate>>(
+        return Stream.make<Array<AgentLoop.AgentUpdate>>(
           { type: "text-delta", text: `write ${first ? "allowed" : "denied"}, command ${second ? "allowed" : "denied"}` },
           end("completed"),
         )

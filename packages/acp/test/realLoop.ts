@@ -7,8 +7,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
-import { Builtins } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
+import { AgentLoop, Builtins } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
@@ -56,7 +55,7 @@ export const cleanup = async (): Promise<void> => {
 export const start = (calls: ReadonlyArray<Call>) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
   dirs.push(cwd)
-  const layer = Loop.layer({ model: "scripted/test" }).pipe(
+  const layer = AgentLoop.layer({ model: "scripted/test" }).pipe(
     Layer.provide(Layer.mergeAll(scripted(calls), Builtins.layer(), PermissionBridge.layerPermissions)),
     Layer.provideMerge(Memory.layerMemory),
     Layer.provideMerge(PermissionBridge.layer),

@@ -6,7 +6,6 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import { Memory, type SessionStore, StoreLayer } from "@turnlog/store"
@@ -93,7 +92,7 @@ export const agentLayer = <R = never>(
 ): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
-  const loop = Loop.layer({
+  const loop = AgentLoop.layer({
     model: options.choice.route,
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(idleSeconds === undefined ? {} : { streamIdleTimeoutMs: idleSeconds * 1000 }),

@@ -8,9 +8,8 @@ import { Chunk, Context, Effect, Layer, Stream } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
 import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
-import { AgentLoop, type AgentUpdate } from "../../src/AgentLoop.js"
+import * as AgentLoop from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
-import * as Loop from "../../src/Loop.js"
 import * as Permissions from "../../src/Permissions.js"
 import * as Tools from "../../src/Tools.js"
 
@@ -47,7 +46,7 @@ export interface Options {
   readonly permissions?: (request: Permissions.Request) => Effect.Effect<Permissions.Decision>
   readonly builtins?: Builtins.Options
   readonly extraTools?: ReadonlyArray<Tools.Tool>
-  readonly config?: Partial<Loop.Config>
+  readonly config?: Partial<AgentLoop.Config>
   /** The LLM layer; the scripted adapter over `script` by default. */
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
   /** Appends the store refuses (a full disk) while this returns true. */
@@ -104,11 +103,11 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
       ),
     )
     const context = yield* Layer.build(
-      Loop.layer({ model: DEFAULT_MODEL, retry: { baseDelayMs: 1 }, ...options.config }).pipe(
+      AgentLoop.layer({ model: DEFAULT_MODEL, retry: { baseDelayMs: 1 }, ...options.config }).pipe(
         Layer.provideMerge(deps),
       ),
     )
-    const loop = Context.get(context, AgentLoop)
+    const loop = Context.get(context, AgentLoop.AgentLoop)
     const store = Context.get(context, SessionStore.SessionStore)
     const id = yield* loop.createSession({ cwd })
     const prompt = (content: string, sessionId: SessionId = id) =>
@@ -124,10 +123,10 @@ type Harness = Effect.Effect.Success<ReturnType<typeof setup>>
 export const promptCancelling = (
   h: Pick<Harness, "loop" | "id">,
   content: string,
-  when: (update: AgentUpdate) => boolean,
+  when: (update: AgentLoop.AgentUpdate) => boolean,
 ) =>
   Effect.gen(function*() {
-    const updates: Array<AgentUpdate> = []
+    const updates: Array<AgentLoop.AgentUpdate> = []
     yield* h.loop.prompt(h.id, content).pipe(
       Stream.runForEach((update) => {
         updates.push(update)
@@ -157,4 +156,4 @@ export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<s
 export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
   events.flatMap((e) => (e.type === "assistant/chunk" ? [e.data.chunk] : []))
 
-export const updateTypes = (updates: ReadonlyArray<AgentUpdate>) => updates.map((u) => u.type)
+export const updateTypes = (updates: ReadonlyArray<AgentLoop.AgentUpdate>) => updates.map((u) => u.type)

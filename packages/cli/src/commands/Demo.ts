@@ -8,7 +8,6 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
 import { AgentLoop, Builtins, Permissions } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -193,7 +192,7 @@ export const demo = (settings: Settings) =>
 
     const diagnostics = yield* Ref.make<ReadonlyArray<Diagnostic>>([])
     const demoSettings: Settings = { ...settings, home: dir }
-    const layer = Loop.layer({ model: DemoScript.ROUTE }).pipe(
+    const layer = AgentLoop.layer({ model: DemoScript.ROUTE }).pipe(
       Layer.mapError((e) => new UsageError({ message: e.message })),
       Layer.provide(Layer.mergeAll(
         Keyless.layerScript(DemoScript.calls),
