@@ -4,7 +4,8 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Chunk, Context, Effect, Layer, Stream } from "effect"
+import { expect } from "@effect/vitest"
+import { Chunk, Context, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
 import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
@@ -134,6 +135,31 @@ export const promptCancelling = (
       }),
     )
     return updates
+  })
+
+/**
+ * Runs `effect` on the TestClock, moving time on by `stepMs` until it is done:
+ * the turn's waits (backoff, an idle stream) pass without the test waiting on
+ * the real clock. Each step first lets every fiber run until it waits.
+ */
+export const onTestClock = (stepMs: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(effect)
+    while (Option.isNone(yield* Fiber.poll(fiber))) yield* TestClock.adjust(stepMs)
+    return yield* Fiber.join(fiber)
+  })
+
+/**
+ * Moves the TestClock to `instant` once something waits until then: fails,
+ * naming the wake-ups there are, if nothing comes to wait for that instant.
+ */
+export const wakeAt = (instant: number) =>
+  Effect.gen(function*() {
+    for (let tries = 0; tries < 50; tries++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (t) => t === instant)) return yield* TestClock.setTime(instant)
+      yield* TestClock.adjust(0)
+    }
+    expect(Chunk.toReadonlyArray(yield* TestClock.sleeps())).toContain(instant)
   })
 
 /** Events without their seq and time, the way a test states them. */
