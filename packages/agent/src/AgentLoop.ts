@@ -173,8 +173,9 @@ export const make = (config: Config) =>
         const route = yield* routeFor(options.model)
         const cwd = path.resolve(options.cwd)
         const id = yield* store.create({ cwd })
+        const journal = yield* Journal.make(id, cwd, route, [])
         yield* SynchronizedRef.update(table, (t) => ({
-          sessions: HashMap.set(t.sessions, id, { journal: Journal.make(id, cwd, route, []), turn: Option.none() }),
+          sessions: HashMap.set(t.sessions, id, { journal, turn: Option.none() }),
           unwritten: HashMap.set(t.unwritten, id, { cwd, route }),
         }))
         return id
@@ -195,7 +196,7 @@ export const make = (config: Config) =>
         )
         const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : route
         const session: Session = {
-          journal: Journal.make(id, loaded.header.cwd, journalRoute, loaded.events),
+          journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events),
           turn: Option.none(),
         }
         return [loaded, withSession(t, id, session)] as const

@@ -18,6 +18,7 @@ import type { Failure, SessionLog, ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as Attempt from "./Attempt.js"
 import * as Events from "./Events.js"
+import * as Journal from "./Journal.js"
 import * as Retry from "./Retry.js"
 import * as TurnContext from "./TurnContext.js"
 
@@ -36,12 +37,12 @@ const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) =>
   Effect.as(TurnContext.end(deps, reason, failure), ENDED)
 
 /** The request as the log stands now: the whole history, the session's tools and settings. */
-const request = (deps: Deps): LlmAdapter.LlmRequest => {
+const request = (deps: Deps, history: Iterable<SessionLog.SessionEvent>): LlmAdapter.LlmRequest => {
   const { config, journal } = deps
   return {
     provider: journal.route.provider,
     model: journal.route.model,
-    messages: History.fromEvents(journal.history),
+    messages: History.fromEvents(history),
     sessionId: journal.id,
     ...(config.system !== undefined ? { system: config.system } : {}),
     ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
@@ -49,9 +50,13 @@ const request = (deps: Deps): LlmAdapter.LlmRequest => {
   }
 }
 
-/** Before each provider request: what the request is made from is settled here. */
+/**
+ * Before each provider request: the request is made from the log as it is
+ * now. A check that writes first (compaction when the estimate exceeds the
+ * context window) goes here, before the history is read.
+ */
 const prepare = (deps: Deps): Effect.Effect<LlmAdapter.LlmRequest, StoreError.StoreError> =>
-  Effect.sync(() => request(deps))
+  Effect.map(Journal.history(deps.journal), (history) => request(deps, history))
 
 /** Keeps the text and reasoning the user saw before the cancel, then closes the turn. */
 const endInterrupted = (deps: Deps, state: Assembler.State) =>
