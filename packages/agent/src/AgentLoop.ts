@@ -86,15 +86,11 @@ export interface Config {
   readonly model: string
   /** Provider requests per turn before it ends with `max-steps` (default 50). */
   readonly maxSteps?: number
+  /** The output limit sent with each request (absent: the adapter decides). */
   readonly maxTokens?: number
+  /** The system prompt sent with each request. */
   readonly system?: string
-  /**
-   * How long a provider stream may send no chunk before the attempt is
-   * abandoned as a transient `TIMEOUT` failure (default 600000: ten minutes,
-   * longer than a slow model thinks before its first token, and longer than
-   * the HTTP client's own five minutes without a byte — this catches what that
-   * does not: a connection kept alive that never delivers).
-   */
+  /** Quiet time after which a provider stream is abandoned as a transient `TIMEOUT` (default 600000). */
   readonly streamIdleTimeoutMs?: number
   readonly retry?: {
     /** Retries of a transient failure that produced no content (default 3). */
@@ -116,6 +112,9 @@ export const parseModel = (model: string): Effect.Effect<Journal.Route, InvalidM
 
 const turnConfig = (config: Config): TurnConfig => ({
   maxSteps: config.maxSteps ?? 50,
+  // Ten minutes: longer than a slow model thinks before its first token, and
+  // longer than the HTTP client's own five minutes without a byte; this
+  // catches what that does not, a connection kept alive that never delivers.
   streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 600_000,
   retry: {
     maxRetries: config.retry?.maxRetries ?? 3,

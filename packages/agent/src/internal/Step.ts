@@ -85,6 +85,7 @@ const afterFailure = (
       if (Option.isSome(waited.value)) return "retry" as const
       // The retries are spent: the failure ends the turn.
     }
+    // A failure code with a recovery goes here: it writes its event and answers "retry", once a step.
     if (result.usage !== undefined) yield* deps.emit({ type: "usage", usage: result.usage })
     return yield* end(deps, "error", failure)
   })
