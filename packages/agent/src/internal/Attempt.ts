@@ -86,5 +86,5 @@ export const chunks = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Stream.S
 /** Streams one attempt to its end and returns what it streamed. */
 export const run = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Effect.Effect<Streamed, StoreError.StoreError> =>
   chunks(deps, request).pipe(
-    Stream.runFoldEffect(empty, (streamed, chunk) => Effect.as(record(deps, chunk), fold(streamed, chunk))),
+    Stream.runFoldEffect(empty, (streamed, chunk) => Effect.map(record(deps, chunk), () => fold(streamed, chunk))),
   )
