@@ -27,6 +27,11 @@ export interface Options {
   readonly readCapBytes?: number
   /** How many entries `list_files` returns (default 1000). */
   readonly listCap?: number
+  /**
+   * The environment `run_command` runs commands in (default: this process's).
+   * The command line passes its own without the provider credentials.
+   */
+  readonly commandEnv?: Readonly<Record<string, string | undefined>>
 }
 
 const failed = (tool: string) => (error: unknown) =>
@@ -144,6 +149,7 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
           cwd: context.cwd,
           timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
           outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+          ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
         }).pipe(
           Effect.flatMap((result) =>
             result.exitCode === 0
