@@ -73,7 +73,7 @@ describe("against the loopback provider, with keys in the environment", () => {
       { blocks: [{ type: "tool-call", id: "call_env", name: "run_command", arguments: '{"command":"env"}' }], finish: "tool-calls" },
       { blocks: [{ type: "text", text: "Listed." }] },
     )
-    const result = await turnlog(["run", "--allow-tools", "show the environment"], { cwd, env })
+    const result = await turnlog(["run", "--allow-tools", `show the environment; my key is ${KEY}`], { cwd, env })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("Listed.\n")
 
@@ -84,6 +84,9 @@ describe("against the loopback provider, with keys in the environment", () => {
     // …but without the configured provider's variable, nor a built-in provider's.
     expect(output).not.toMatch(/^LOCAL_TEST_KEY=/m)
     expect(output).not.toMatch(/^ANTHROPIC_API_KEY=/m)
+    // The prompt itself is stored and sent with the key hidden.
+    expect(log.text).toContain("show the environment; my key is [redacted]")
+    expect(JSON.stringify(server.requests()[before]!.body)).toContain("show the environment; my key is [redacted]")
     const next = server.requests()[before + 1]!
     expect(JSON.stringify(next.body)).toContain("TURNLOG_HOME=")
     expectNoKey(log.text, result.stdout, result.stderr, JSON.stringify(next.body))
