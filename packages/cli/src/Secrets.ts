@@ -24,6 +24,7 @@
  *   value took to them; the in-memory history may still hold a value a tool
  *   printed, and it only ever leaves through these seams.
  */
+import type { Writable } from "node:stream"
 import { Redaction } from "@turnlog/llm"
 import { CREDENTIALS } from "@turnlog/llm-pi-ai/CredentialEnv"
 import type { SessionStore } from "@turnlog/store"
@@ -70,7 +71,7 @@ export const store = (redactor: Redaction.Redactor, inner: SessionStore.Service)
     append: (id, events) => inner.append(id, events.map((event) => Redaction.json(redactor, event))),
   }
 
-const guarded = new WeakSet<NodeJS.WriteStream>()
+const guarded = new WeakSet<Writable>()
 
 /**
  * Redacts every write to `stream` (this process's stdout and stderr). Each
@@ -78,7 +79,7 @@ const guarded = new WeakSet<NodeJS.WriteStream>()
  * across them at the model seam, and everything else is written in one piece.
  * Bytes are matched as bytes, so a write that is not text passes unchanged.
  */
-const guard = (stream: NodeJS.WriteStream, redactor: Redaction.Redactor): void => {
+export const guardStream = (stream: Writable, redactor: Redaction.Redactor): void => {
   if (guarded.has(stream)) return
   guarded.add(stream)
   // Latin-1 maps each byte to one character: the secrets' UTF-8 bytes, matched in a write's bytes.
@@ -101,6 +102,6 @@ const guard = (stream: NodeJS.WriteStream, redactor: Redaction.Redactor): void =
 /** From now on, nothing this process writes to stdout or stderr carries a credential value. */
 export const guardOutput = (redactor: Redaction.Redactor): void => {
   if (Redaction.isEmpty(redactor)) return
-  guard(process.stdout, redactor)
-  guard(process.stderr, redactor)
+  guardStream(process.stdout, redactor)
+  guardStream(process.stderr, redactor)
 }
