@@ -39,7 +39,7 @@ const Permissions = Schema.String.pipe(
   }),
 )
 
-const EnvName = Schema.String.pipe(
+const EnvName = Schema.String.annotations({ message: () => "expected an environment variable name" }).pipe(
   Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "expected an environment variable name" }),
 )
 
@@ -54,7 +54,10 @@ export const ConfigFile = Schema.Struct({
   /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
   scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
   /** Credential variables `run_command` still passes to commands (by default it passes none; see `Secrets`). */
-  passEnv: Schema.optionalWith(Schema.Array(EnvName), { exact: true }),
+  passEnv: Schema.optionalWith(
+    Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
+    { exact: true },
+  ),
 })
 export type ConfigFile = typeof ConfigFile.Type
 

@@ -196,10 +196,17 @@ describe("a scripted model that splits a key across text deltas", () => {
 describe("passEnv in the config", () => {
   it("is a list of variable names; anything else is named", () => {
     expect(Either.getRight(decodeConfig("c.json", '{"passEnv":["AWS_PROFILE","OPENAI_API_KEY"]}'))._tag).toBe("Some")
-    const bad = decodeConfig("c.json", '{"passEnv":["OK","not a name"]}')
-    expect(Either.isLeft(bad) && bad.left.message).toBe(
-      "config file c.json: passEnv.1: expected an environment variable name " +
-        "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, passEnv)",
+    const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, passEnv)"
+    const refused = (text: string) => {
+      const decoded = decodeConfig("c.json", text)
+      return Either.isLeft(decoded) ? decoded.left.message : "accepted"
+    }
+    expect(refused('{"passEnv":["OK","not a name"]}')).toBe(
+      `config file c.json: passEnv.1: expected an environment variable name ${keys}`,
+    )
+    expect(refused('{"passEnv":[3]}')).toBe(`config file c.json: passEnv.0: expected an environment variable name ${keys}`)
+    expect(refused('{"passEnv":"OPENAI_API_KEY"}')).toBe(
+      `config file c.json: passEnv: expected a list of environment variable names ${keys}`,
     )
   })
 })
