@@ -4,12 +4,13 @@
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
-import { constants as fsConstants, type Stats } from "node:fs"
+import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import { confine } from "./internal/confine.js"
 import { runCommand } from "./internal/command.js"
+import { describeNonFile as notAFile, replaceFile } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
 
@@ -26,15 +27,15 @@ export interface Options {
   readonly readCapBytes?: number
   /** How many entries `list_files` returns (default 1000). */
   readonly listCap?: number
+  /**
+   * The environment `run_command` runs commands in (default: this process's).
+   * The command line passes its own without the provider credentials.
+   */
+  readonly commandEnv?: Readonly<Record<string, string | undefined>>
 }
 
 const failed = (tool: string) => (error: unknown) =>
   new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
-
-const notAFile = (relative: string, stat: Stats): string =>
-  `${relative} is not a regular file (it is ${
-    stat.isDirectory() ? "a directory" : stat.isFIFO() ? "a named pipe" : stat.isSocket() ? "a socket" : "a device"
-  })`
 
 const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
 
@@ -115,20 +116,9 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
             : Effect.tryPromise({
               try: async () => {
                 await fs.mkdir(path.dirname(now.absolute), { recursive: true })
-                // No following a link at the last step, no waiting on a FIFO, and
-                // nothing truncated before it is known to be a regular file.
-                const handle = await fs.open(
-                  now.absolute,
-                  fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
-                )
-                try {
-                  const stat = await handle.stat()
-                  if (!stat.isFile()) throw new Error(notAFile(now.relative, stat))
-                  await handle.truncate(0)
-                  await handle.writeFile(args.content, "utf8")
-                } finally {
-                  await handle.close()
-                }
+                // A temporary renamed over the target: never a write through another
+                // name of the file (a hard link to a file outside the directory).
+                await replaceFile(now.absolute, now.relative, args.content)
                 return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`
               },
               catch: failed("write_file"),
@@ -159,6 +149,7 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
           cwd: context.cwd,
           timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
           outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+          ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
         }).pipe(
           Effect.flatMap((result) =>
             result.exitCode === 0

@@ -5,21 +5,31 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
-import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
+import { AgentLoop, Builtins, type Permissions, type Tools } from "@turnlog/agent"
+import { type LlmAdapter, Redacting, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
-import { Memory, type SessionStore, StoreLayer } from "@turnlog/store"
+import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
+import * as Secrets from "./Secrets.js"
 import type { Settings } from "./Settings.js"
 
+/** The store of the settings; what it is given to append is redacted (see `Secrets`). */
 export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  StoreLayer.layer({ kind: settings.store, home: settings.home }).pipe(
-    Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+  Layer.effect(
+    SessionStore.SessionStore,
+    Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
+  ).pipe(
+    Layer.provide(StoreLayer.layer({ kind: settings.store, home: settings.home }).pipe(
+      Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+    )),
   )
+
+/** The built-in tools; commands run without the provider credentials (see `Secrets`). */
+export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> => Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv })
 
 /**
  * The store for commands that only read (`sessions`, `show`, `doctor`): where
@@ -99,8 +109,11 @@ export const agentLayer = <R = never>(
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
     Layer.provide(Layer.mergeAll(
-      modelLayer(options.settings, options.choice),
-      Builtins.layer(),
+      // What goes to the provider and what it streams back are redacted (see `Secrets`).
+      Redacting.layer(Secrets.of(options.settings).redactor).pipe(
+        Layer.provide(modelLayer(options.settings, options.choice)),
+      ),
+      toolsLayer(options.settings),
       options.permissions,
     )),
     Layer.provideMerge(storeLayer(options.settings)),

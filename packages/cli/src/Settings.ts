@@ -39,6 +39,10 @@ const Permissions = Schema.String.pipe(
   }),
 )
 
+const EnvName = Schema.String.annotations({ message: () => "expected an environment variable name" }).pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "expected an environment variable name" }),
+)
+
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
@@ -49,6 +53,11 @@ export const ConfigFile = Schema.Struct({
   permissions: Schema.optionalWith(Permissions, { exact: true }),
   /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
   scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Credential variables `run_command` still passes to commands (by default it passes none; see `Secrets`). */
+  passEnv: Schema.optionalWith(
+    Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
+    { exact: true },
+  ),
 })
 export type ConfigFile = typeof ConfigFile.Type
 
@@ -88,7 +97,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({
         message: `config file ${file}: ${
           ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel)`,
+        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, passEnv)`,
       })
     ),
   )

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
-import { AgentLoop, Builtins, Permissions } from "@turnlog/agent"
+import { AgentLoop, Permissions } from "@turnlog/agent"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -196,7 +196,7 @@ export const demo = (settings: Settings) =>
       Layer.mapError((e) => new UsageError({ message: e.message })),
       Layer.provide(Layer.mergeAll(
         Keyless.layerScript(DemoScript.calls),
-        Builtins.layer(),
+        Layers.toolsLayer(demoSettings),
         Permissions.layerAllowAll,
       )),
       Layer.provideMerge(Layers.storeLayer(demoSettings)),
