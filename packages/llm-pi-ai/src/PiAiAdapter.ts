@@ -18,6 +18,7 @@ import { LlmAdapter, type LlmRequest, type Service } from "@turnlog/llm/LlmAdapt
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
 import type { Failure, SessionId, StreamChunk } from "@turnlog/protocol"
 import * as EventSource from "./internal/EventSource.js"
+import * as RefusedMessage from "./internal/RefusedMessage.js"
 import * as PiAiChunks from "./PiAiChunks.js"
 import { toContext } from "./PiAiContext.js"
 import { messageOf, observeFetch } from "./PiAiFailures.js"
@@ -107,7 +108,14 @@ export const make = (config: unknown, options: Options = {}) =>
         router.models.streamSimple(prepared.route.model, prepared.context, streamOptions(request, signal, observed.fetch))
       )
       return inputs.pipe(
-        Stream.mapAccum(PiAiChunks.initial({ response: observed.response, redact: redactor(prepared.secret) }), PiAiChunks.step),
+        Stream.mapAccum(
+          PiAiChunks.initial({
+            response: observed.response,
+            redact: redactor(prepared.secret),
+            locate: RefusedMessage.locate(request.messages, observed.requestBody),
+          }),
+          PiAiChunks.step,
+        ),
         Stream.flattenIterables,
         Stream.takeUntil((chunk) => chunk.type === "finish"),
       )

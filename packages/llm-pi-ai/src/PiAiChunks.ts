@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto"
 import { type AssistantMessage, type AssistantMessageEvent, isContextOverflow } from "@earendil-works/pi-ai"
 import type { Failure, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
-import { classify, type HttpResponse } from "./PiAiFailures.js"
+import { classify, type HttpResponse, type ReplayLocator } from "./PiAiFailures.js"
 import { toReplayState } from "./PiAiReplay.js"
 
 type NativeBlock = AssistantMessage["content"][number]
@@ -26,6 +26,8 @@ export interface Options {
   readonly response?: () => HttpResponse | undefined
   /** Scrubs secrets from provider messages before they become durable. */
   readonly redact?: (text: string) => string
+  /** The request message a refusal of replayed metadata points at (see `PiAiFailures.ReplayLocator`). */
+  readonly locate?: (locator: ReplayLocator) => number | undefined
   /** Names the calls of this reply that streamed no id (default: random). */
   readonly replyTag?: string
 }
@@ -98,7 +100,7 @@ export const errorFinish = (failure: Failure): FinishChunk => ({ type: "finish",
 const redact = (state: State, text: string): string => state.options.redact?.(text) ?? text
 
 const failure = (state: State, message: string, overflow: boolean): Failure =>
-  classify(redact(state, message), { response: state.options.response?.(), overflow })
+  classify(redact(state, message), { response: state.options.response?.(), overflow, locate: state.options.locate })
 
 const blockTypeOf = (block: NativeBlock) =>
   block.type === "text" ? "text" as const : block.type === "thinking" ? "reasoning" as const : "tool-call" as const
