@@ -49,8 +49,20 @@ interface Prepared {
 const redactor = (secret: string | undefined) => (text: string): string =>
   secret === undefined || secret.length < 4 ? text : text.split(secret).join("[redacted]")
 
+/**
+ * The openai SDK (under pi-ai's OpenAI providers) writes "Could not parse
+ * message into JSON" to the console before it throws on a stream event that is
+ * not JSON; the throw already ends the stream in an error finish saying so, and
+ * the console is the terminal's or ACP's stderr. Nothing else in it logs at the
+ * default level, so its logging is off unless the user asked for it.
+ */
+const quietSdkLogs = Effect.sync(() => {
+  if (process.env["OPENAI_LOG"] === undefined) process.env["OPENAI_LOG"] = "off"
+})
+
 export const make = (config: unknown, options: Options = {}) =>
   Effect.gen(function*() {
+    yield* quietSdkLogs
     const decoded = yield* Routing.decodeConfig(config)
     const diagnostics = yield* ReplayDiagnostics
     const router = Routing.make(decoded, options.env ?? process.env)

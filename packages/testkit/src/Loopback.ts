@@ -172,8 +172,10 @@ export const start = (options: Options = {}): Promise<Server> => {
     context: RenderContext,
   ) => {
     record.status = 200
-    const frames = format.render(reply, context)
-    refusals.minted(record.index, frames)
+    const rendered = format.render(reply, context)
+    refusals.minted(record.index, rendered)
+    const at = reply.malformedAfterEvents
+    const frames = at === undefined ? rendered : [...rendered.slice(0, at), "data: {\"truncated\": \n\n", ...rendered.slice(at)]
     return playStream(response, format.streamHeaders(context), frames, reply, {
       onEvent: () => record.events++,
       onDrop: () => end(record, "dropped"),
