@@ -195,6 +195,16 @@ export const start = (options: Options = {}): Promise<Server> => {
         return json(400, { error: { message: error instanceof Error ? error.message : String(error) } })
       }
     }
+    if (request.method === "POST" && path === `${CONTROL}refusals`) {
+      return Either.match(Refusals.decodeControl(parseBody(raw)), {
+        onLeft: (message) => json(400, { error: { message: `loopback: not a refusal rule:\n${message}` } }),
+        onRight: (rule) => {
+          if ("contextWindow" in rule) refusals.setContextWindow(rule.contextWindow ?? undefined)
+          else refusals.refuseReplay(rule)
+          return json(200, rule)
+        },
+      })
+    }
     return json(404, { error: { message: `loopback: no control endpoint ${request.method} ${path}` } })
   }
 

@@ -12,6 +12,7 @@
  * Each refusal is the provider's own status and error body (see the wire
  * modules' `replayed` and `overflow`).
  */
+import { Either, ParseResult, Schema } from "effect"
 import type { HttpErrorReply } from "./Reply.js"
 import type { WireFormat } from "./wire/Wire.js"
 
@@ -21,6 +22,22 @@ import type { WireFormat } from "./wire/Wire.js"
  * next `next` requests that replay any metadata.
  */
 export type ReplayRefusal = { readonly mintedBy: number } | { readonly next: number }
+
+const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+
+/** What a control request may set: a replay rule, or the context window (`null` lifts it). */
+export const Control = Schema.Union(
+  Schema.Struct({ mintedBy: Count }),
+  Schema.Struct({ next: Count }),
+  Schema.Struct({ contextWindow: Schema.NullOr(Count) }),
+)
+
+/** Decodes a control request's body, or says what is wrong with it. */
+export const decodeControl = (input: unknown): Either.Either<typeof Control.Type, string> =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(Control, { onExcessProperty: "error" })(input),
+    (error) => ParseResult.TreeFormatter.formatErrorSync(error),
+  )
 
 /** Why the loopback refused a request without playing a reply. */
 export type Refusal = "replay" | "context-window"

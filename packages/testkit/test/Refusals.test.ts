@@ -98,4 +98,17 @@ describe("the loopback's refusals", () => {
     server.enqueue({ blocks: [{ type: "text", text: "ok" }] })
     expect((await fetch(`${server.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify(body) })).status).toBe(200)
   })
+
+  it("the same rules over the control endpoint, for a loopback in another process", async () => {
+    const control = (rule: unknown) => post(server, "/__loopback/refusals", rule)
+    expect(await control({ contextWindow: 10 })).toStrictEqual({ status: 200, body: { contextWindow: 10 } })
+    const tooLong = await post(server, "/v1/messages", { model: "claude-loop", messages: [{ role: "user", content: "x".repeat(100) }] })
+    expect(tooLong).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^prompt is too long: \d+ tokens > 10 maximum$/) } } })
+    expect(await control({ contextWindow: null })).toStrictEqual({ status: 200, body: { contextWindow: null } })
+    expect(await control({ next: 1 })).toStrictEqual({ status: 200, body: { next: 1 } })
+    expect((await post(server, "/v1/messages", anthropicTurn("sig-d"))).status).toBe(400)
+    const invalid = await control({ next: -1 })
+    expect(invalid.status).toBe(400)
+    expect(JSON.stringify(invalid.body)).toContain("not a refusal rule")
+  })
 })
