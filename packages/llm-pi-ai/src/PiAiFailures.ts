@@ -1,7 +1,8 @@
 /**
  * How a provider failure becomes a durable `Failure`: one code the agent loop
- * can act on (retry later, ask for a key, compact the context, give up), plus
- * the status, retry delay and request id when the HTTP response told us.
+ * can act on (retry later, ask for a key, compact the context, send refused
+ * replay metadata provider-neutral, give up), plus the status, retry delay,
+ * request id and refused message when the provider told us.
  *
  * pi-ai folds HTTP errors into a message string, so the adapter watches the
  * responses itself (a fetch wrapper, see `observeFetch`) and classification
