@@ -5,7 +5,7 @@
  * The same checks the read side runs before a request, run ahead of time.
  */
 import { History } from "@turnlog/history"
-import * as PiAiReplay from "@turnlog/llm-pi-ai/Replay"
+import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { OpenTurn, type SessionStore } from "@turnlog/store"
 
 export type Replay = "native" | "degrades" | "no-state"

@@ -1,15 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AssistantMessage, AssistantMessageEvent } from "@earendil-works/pi-ai"
-import type { StreamChunk } from "@turnlog/protocol"
 import { PiAiChunks } from "@turnlog/llm-pi-ai"
 import { piAssistant, toolCall, zeroUsage } from "./fixtures.js"
 
-const run = (events: ReadonlyArray<AssistantMessageEvent>, options: PiAiChunks.Options = {}, ended = true) => {
-  const mapper = PiAiChunks.make(options)
-  const chunks: Array<StreamChunk> = events.flatMap((e) => [...mapper.event(e)])
-  if (ended) chunks.push(...mapper.end())
-  return chunks
-}
+const run = (events: ReadonlyArray<AssistantMessageEvent>, options: PiAiChunks.Options = {}, ended = true) =>
+  PiAiChunks.all(ended ? [...events, PiAiChunks.sourceEnd] : events, options)
 
 const usage = { ...zeroUsage(), input: 120, output: 45, cacheRead: 100, totalTokens: 265 }
 
@@ -169,13 +164,27 @@ describe("PiAiChunks: pi-ai events → chunks", () => {
       reason: { kind: "error", failure: { code: "STREAM_CLOSED", message: "the provider stream ended without a result" } },
     })
 
-    const mapper = PiAiChunks.make()
-    expect(mapper.fail(new TypeError("fetch failed"))).toStrictEqual([
+    const [failed, chunks] = PiAiChunks.step(PiAiChunks.initial(), PiAiChunks.sourceFailed("fetch failed"))
+    expect(chunks).toStrictEqual([
       { type: "finish", reason: { kind: "error", failure: { code: "TRANSPORT", message: "fetch failed" } } },
     ])
-    expect(mapper.event({ type: "done", reason: "stop", message: p })).toEqual([])
-    expect(mapper.end()).toEqual([])
-    expect(mapper.fail(new Error("again"))).toEqual([])
+    expect(PiAiChunks.step(failed, { type: "done", reason: "stop", message: p })).toStrictEqual([failed, []])
+    expect(PiAiChunks.step(failed, PiAiChunks.sourceEnd)).toStrictEqual([failed, []])
+    expect(PiAiChunks.step(failed, PiAiChunks.sourceFailed("again"))).toStrictEqual([failed, []])
+  })
+
+  it("states are values: stepping a state never changes it, so an older state steps the same again", () => {
+    const bad = { ...toolCall("c1", "read", {}), argumentsError: "not JSON" }
+    const final = piAssistant([bad], { stopReason: "toolUse" })
+    const [started] = PiAiChunks.step(PiAiChunks.initial({ replyTag: "t" }), { type: "toolcall_start", contentIndex: 0, partial: final })
+    const delta = { type: "toolcall_delta", contentIndex: 0, delta: "{path: a}", partial: final } as const
+    const [once] = PiAiChunks.step(started, delta)
+    const [twice] = PiAiChunks.step(once, delta)
+    const end = { type: "toolcall_end", contentIndex: 0, toolCall: bad, partial: final } as const
+    const argumentsOf = (state: PiAiChunks.State) => (PiAiChunks.step(state, end)[1][0] as any).block.arguments
+    expect([argumentsOf(started), argumentsOf(once), argumentsOf(twice), argumentsOf(once)])
+      .toStrictEqual(["{}", "{path: a}", "{path: a}{path: a}", "{path: a}"])
+    expect(PiAiChunks.isFinished(once)).toBe(false)
   })
 
   it("a tool call whose arguments pi-ai could not parse keeps the text the model sent", () => {

@@ -57,6 +57,66 @@ describe("PiAiFailures.classify", () => {
   })
 })
 
+describe("PiAiFailures.classify: a provider refusing replayed metadata → REPLAY_REJECTED", () => {
+  const at = (message: number, content: number) => ({ _tag: "WirePosition", message, content }) as const
+  it.each([
+    // Anthropic, as pi-ai reports its 400s (the SDK's status, then the error body).
+    [
+      "400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.3.content.1: Invalid `signature` in `thinking` block\"}}",
+      400,
+      at(3, 1),
+    ],
+    [
+      "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+      400,
+      at(1, 0),
+    ],
+    // OpenAI Responses: a reasoning item the server does not keep is a 404; encrypted content it cannot read a 400.
+    [
+      "Item with id 'rs_0a18166210d72b5e' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+      404,
+      { _tag: "ItemId", id: "rs_0a18166210d72b5e" },
+    ],
+    [
+      "The encrypted content for item rs_77ab could not be verified. Reason: Encrypted content could not be decrypted or parsed.",
+      400,
+      { _tag: "ItemId", id: "rs_77ab" },
+    ],
+    ["The encrypted content gAAA...DQ== could not be verified.", 400, undefined],
+    // Gemini names no message.
+    [
+      "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:read_file` , position 2.",
+      400,
+      undefined,
+    ],
+    ["Corrupted thought signature.", 400, undefined],
+    ["Unable to submit request because Thought signature is not valid.", 400, undefined],
+  ] as const)("%s", (message, status, locator) => {
+    const seen: Array<PiAiFailures.ReplayLocator> = []
+    const failure = classify(message, {
+      response: { status, headers: {} },
+      locate: (found) => {
+        seen.push(found)
+        return 7
+      },
+    })
+    expect(failure).toStrictEqual({
+      code: "REPLAY_REJECTED",
+      message,
+      status,
+      ...(locator === undefined ? {} : { messageIndex: 7 }),
+    })
+    expect(seen).toStrictEqual(locator === undefined ? [] : [locator])
+  })
+
+  it("no index when the request cannot say which message it was; other 400s stay INVALID_REQUEST", () => {
+    expect(classify("messages.2.content.0: Invalid `signature` in `thinking` block", { locate: () => undefined }))
+      .toStrictEqual({ code: "REPLAY_REJECTED", message: "messages.2.content.0: Invalid `signature` in `thinking` block" })
+    expect(classify("messages.2.content.0: unexpected field", { response: { status: 400, headers: {} } }).code)
+      .toBe("INVALID_REQUEST")
+  })
+})
+
 describe("PiAiFailures.observeFetch", () => {
   it("remembers the last response's status and only the headers a failure names", async () => {
     const base = async () =>
