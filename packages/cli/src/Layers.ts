@@ -77,7 +77,7 @@ export const modelLayer = (
  * (the demo model, a script): a mistake in them is a usage error now, not on
  * the day a key is set.
  */
-const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
+export const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
   settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
 
 export interface AgentOptions<R> {
