@@ -11,7 +11,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
-import { hoist, MissingValue } from "./GlobalArgs.js"
+import { BadGlobalOption, hoist } from "./GlobalArgs.js"
+import * as UnknownOptions from "./UnknownOptions.js"
 
 // A signal interrupts the command (the runtime's own handlers do that); the
 // exit code then says which one, as a shell would: 128 + its number. Like the
@@ -70,9 +71,11 @@ const program = Effect.suspend(() => {
   try {
     args = hoist(process.argv.slice(2))
   } catch (error) {
-    if (error instanceof MissingValue) return Effect.fail(new UsageError({ message: error.message }))
+    if (error instanceof BadGlobalOption) return Effect.fail(new UsageError({ message: error.message }))
     throw error
   }
+  const unknown = UnknownOptions.check(args)
+  if (unknown !== undefined) return Effect.fail(new UsageError({ message: unknown }))
   return cli(["node", "turnlog", ...args])
 }).pipe(
   Effect.as(EXIT_OK),
