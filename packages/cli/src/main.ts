@@ -13,6 +13,7 @@ import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
 import { BadGlobalOption, hoist } from "./GlobalArgs.js"
 import * as UnknownOptions from "./UnknownOptions.js"
+import { visible } from "./Visible.js"
 
 // A signal interrupts the command (the runtime's own handlers do that); the
 // exit code then says which one, as a shell would: 128 + its number. Like the
@@ -82,7 +83,7 @@ const program = Effect.suspend(() => {
   Effect.catchAll((error) => {
     if (ValidationError.isValidationError(error)) return Effect.succeed(EXIT_USAGE) // already printed by the parser
     return Effect.sync(() => {
-      process.stderr.write(`turnlog: ${error.message}\n`)
+      process.stderr.write(`turnlog: ${visible(error.message)}\n`)
       return error._tag === "UsageError" ? EXIT_USAGE : EXIT_FAILED
     })
   }),

@@ -12,7 +12,7 @@ import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
-import { note, out } from "../Output.js"
+import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
@@ -141,7 +141,7 @@ export const run = (settings: Settings, options: RunOptions) =>
                 endsWithNewline = update.text.endsWith("\n")
                 return Effect.as(out(update.text), end)
               case "reasoning-delta":
-                return Effect.as(Effect.zipRight(endLine, Effect.sync(() => process.stderr.write(update.text))), end)
+                return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
               case "tool-call":
                 return Effect.as(
                   Effect.zipRight(endLine, note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`)),
