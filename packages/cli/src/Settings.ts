@@ -5,11 +5,15 @@
  * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists. A config that
  * cannot be used is a usage error naming the file and the field.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { UsageError } from "./CliError.js"
+import * as RegularFile from "./RegularFile.js"
+
+/** A config is a few KiB; far more is a mistake (`--config /dev/zero`, a log named by accident). */
+export const MAX_CONFIG_BYTES = 1024 * 1024
 
 export type StoreKind = "jsonl" | "sqlite"
 export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite"]
@@ -119,13 +123,10 @@ export const resolveSettings = (
         const from = Option.isSome(flags.config) ? "--config" : "TURNLOG_CONFIG"
         return yield* new UsageError({ message: `config file ${configFile} (from ${from}) does not exist` })
       }
-      const text = yield* Effect.try({
-        try: () => readFileSync(configFile, "utf8"),
-        catch: (e) =>
-          new UsageError({
-            message: `config file ${configFile} cannot be read: ${e instanceof Error ? e.message : String(e)}`,
-          }),
-      })
+      const text = yield* Either.mapLeft(
+        RegularFile.read(configFile, MAX_CONFIG_BYTES),
+        (why) => new UsageError({ message: `config file ${configFile} ${why}` }),
+      )
       config = yield* decodeConfig(configFile, text)
     }
     const scriptedFromEnv = nonEmpty(env.TURNLOG_SCRIPTED_MODEL)
