@@ -11,6 +11,7 @@ import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import { Memory, type SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
+import { clipQuoted } from "./Clip.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
@@ -63,7 +64,7 @@ export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Co
   return Effect.flatMap(loadPiAi, ({ PiAiRouting }) =>
     Effect.mapError(
       PiAiRouting.decodeConfig(input),
-      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
+      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(e.message)}` }),
     ))
 }
 

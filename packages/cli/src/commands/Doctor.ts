@@ -10,6 +10,7 @@ import { CommandFailed } from "../CliError.js"
 import * as Doctor from "../Doctor.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
+import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
@@ -41,6 +42,7 @@ export const renderAll = (entries: ReadonlyArray<Entry>): string =>
 
 export const doctor = (settings: Settings, options: { readonly id: string | undefined; readonly json: boolean }) =>
   Effect.gen(function*() {
+    if (options.id !== undefined) yield* SessionIdArg.parse(options.id)
     const entries = yield* examine(options.id === undefined ? undefined : [options.id])
     yield* options.json ? json(entries) : out(renderAll(entries))
     const unreadable = entries.filter((e) => "unreadable" in e)

@@ -12,6 +12,7 @@ import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import * as SessionIdArg from "../SessionIdArg.js"
 import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
@@ -72,7 +73,7 @@ const sessionFor = (options: RunOptions, route: string) =>
     const store = yield* SessionStore.SessionStore
     let id: SessionId | undefined
     if (Option.isSome(options.session)) {
-      id = options.session.value as SessionId
+      id = yield* SessionIdArg.parse(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
       const listed = yield* store.list()
