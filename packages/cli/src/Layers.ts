@@ -2,7 +2,7 @@
  * The one place the Layer graph is built: store, model, tools, permissions
  * and the agent loop, from the resolved settings and the model choice.
  */
-import { existsSync } from "node:fs"
+import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, type Permissions, type Tools } from "@turnlog/agent"
@@ -10,6 +10,7 @@ import { type LlmAdapter, Redacting, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
+import { clipQuoted } from "./Clip.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
@@ -36,10 +37,32 @@ export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> => Buil
  * nothing has been stored yet — no `<home>/sessions/`, or no `sessions.db` —
  * an empty store, so a mistyped home is not created just by looking at it.
  */
-export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  existsSync(join(settings.home, settings.store === "sqlite" ? "sessions.db" : "sessions"))
-    ? storeLayer(settings)
-    : Memory.layerMemory
+export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> => {
+  // A home that is a file, or one the user cannot enter, is not an empty one.
+  const home = look(settings.home, "directory", `the home ${settings.home}`)
+  if (home !== "present") return home === "missing" ? Memory.layerMemory : Layer.fail(home)
+  const stored = settings.store === "sqlite"
+    ? look(join(settings.home, "sessions.db"), "file", join(settings.home, "sessions.db"))
+    : look(join(settings.home, "sessions"), "directory", join(settings.home, "sessions"))
+  if (stored !== "present") return stored === "missing" ? Memory.layerMemory : Layer.fail(stored)
+  return storeLayer(settings)
+}
+
+/** Whether `path` is there as what it should be, or why it cannot be used (a sentence naming it). */
+const look = (path: string, as: "directory" | "file", name: string): "present" | "missing" | CommandFailed => {
+  try {
+    const stat = statSync(path)
+    if (as === "directory" && !stat.isDirectory()) return new CommandFailed({ message: `${name} is not a directory` })
+    if (as === "directory") accessSync(path, constants.R_OK | constants.X_OK)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return "missing"
+    if (code === "EACCES" || code === "EPERM") return new CommandFailed({ message: `${name}: permission denied` })
+    if (code === "ENOTDIR") return new CommandFailed({ message: `${name}: a directory above it is a file` })
+    return new CommandFailed({ message: `${name} cannot be read: ${e instanceof Error ? e.message : String(e)}` })
+  }
+  return "present"
+}
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
@@ -50,7 +73,7 @@ export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Co
   return Effect.flatMap(loadPiAi, ({ PiAiRouting }) =>
     Effect.mapError(
       PiAiRouting.decodeConfig(input),
-      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
+      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(e.message)}` }),
     ))
 }
 
@@ -86,7 +109,7 @@ export const modelLayer = (
  * (the demo model, a script): a mistake in them is a usage error now, not on
  * the day a key is set.
  */
-const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
+export const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
   settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
 
 export interface AgentOptions<R> {

@@ -14,13 +14,12 @@ import { SessionStore } from "@turnlog/store"
 import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
-import * as Doctor from "../Doctor.js"
 import * as Keyless from "../Keyless.js"
 import * as Layers from "../Layers.js"
 import { out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
-import { examine, renderAll } from "./Doctor.js"
+import * as Doctor from "./Doctor.js"
 
 type Diagnostic = ReplayDiagnostics.ReplayDiagnostic
 
@@ -207,8 +206,8 @@ export const demo = (settings: Settings) =>
     yield* program(workspace, diagnostics).pipe(Effect.mapError(asCommandError), Effect.provide(layer))
 
     yield* section("turnlog doctor")
-    const entries = yield* examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
-    yield* out(renderAll(entries))
+    const entries = yield* Doctor.examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
+    yield* out(Doctor.renderAll(entries))
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
     yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)

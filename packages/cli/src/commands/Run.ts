@@ -3,6 +3,7 @@
  * the session id, tool activity and anything worth knowing go to stderr. Exit
  * 0 when the turn completes or stops at max tokens, 1 when it fails.
  */
+import { join } from "node:path"
 import { Effect, type Layer, Option, Stream } from "effect"
 import { AgentLoop, Permissions } from "@turnlog/agent"
 import type { SessionId } from "@turnlog/protocol"
@@ -11,7 +12,8 @@ import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
-import { note, out } from "../Output.js"
+import * as SessionIdArg from "../SessionIdArg.js"
+import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
@@ -53,6 +55,17 @@ const firstLine = (text: string, max = 160): string => {
   return line.length > max ? `${line.slice(0, max)}…` : line
 }
 
+/** What `run` says when nothing can answer: what to set, where, and the keyless alternative. */
+export const noProvider = (settings: Settings): string => {
+  const config = settings.configFile === undefined
+    ? `no config file was found at ${join(settings.home, "config.json")}`
+    : `the config file ${settings.configFile} names no "model"`
+  return `no model to run: no provider key is set and ${config}. ` +
+    `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")} (or name a model with --model <provider>/<model>), ` +
+    `or set "model" in a config file ($TURNLOG_CONFIG, --config, or config.json in $TURNLOG_HOME). ` +
+    `To try turnlog without a key: turnlog demo`
+}
+
 /** Picks the session: the one named, the latest in this directory, or a new one. */
 const sessionFor = (options: RunOptions, route: string) =>
   Effect.gen(function*() {
@@ -60,7 +73,7 @@ const sessionFor = (options: RunOptions, route: string) =>
     const store = yield* SessionStore.SessionStore
     let id: SessionId | undefined
     if (Option.isSome(options.session)) {
-      id = options.session.value as SessionId
+      id = yield* SessionIdArg.parse(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
       const listed = yield* store.list()
@@ -97,6 +110,12 @@ export const run = (settings: Settings, options: RunOptions) =>
       return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
     }
     const choice = yield* ModelChoice.choose(options.model, settings)
+    if (choice.kind === "demo") {
+      // A canned answer to a real question, with exit 0, hides a key or config
+      // that did not load; the keyless demo is its own command.
+      yield* Layers.providersChecked(settings)
+      return yield* new UsageError({ message: noProvider(settings) })
+    }
     yield* announce(choice)
 
     const turn = Effect.gen(function*() {
@@ -123,7 +142,7 @@ export const run = (settings: Settings, options: RunOptions) =>
                 endsWithNewline = update.text.endsWith("\n")
                 return Effect.as(out(update.text), end)
               case "reasoning-delta":
-                return Effect.as(Effect.zipRight(endLine, Effect.sync(() => process.stderr.write(update.text))), end)
+                return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
               case "tool-call":
                 return Effect.as(
                   Effect.zipRight(endLine, note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`)),

@@ -8,6 +8,7 @@
  *   that parses but is not an event of this version is refused (`UnknownEvent`
  *   or `SessionCorrupt`): data that was acknowledged is never cut or skipped.
  */
+import { constants, fstatSync, type Stats } from "node:fs"
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
@@ -61,14 +62,37 @@ export const parseHeader = (line: string, file: string, id: string): SessionLog.
   return header.right
 }
 
+/**
+ * Opens a log for reading, refusing what is not a regular file before a byte
+ * is read: a FIFO would block in open() and in every read (non-blocking open
+ * returns at once), a device would never end.
+ */
 const openForRead = (io: FileIo, file: string, id: string): number => {
+  let fd: number
   try {
-    return io.openSync(file, "r")
+    fd = io.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if (errorCode(error) === "ENOENT") throw new SessionNotFound({ sessionId: id })
     throw error
   }
+  const stat = fstatSync(fd)
+  if (!stat.isFile()) {
+    io.closeSync(fd)
+    throw new SessionCorrupt({ file, line: 1, detail: `not a regular file (${fileKind(stat)}): not read` })
+  }
+  return fd
 }
+
+const fileKind = (stat: Stats): string =>
+  stat.isFIFO()
+    ? "a FIFO"
+    : stat.isDirectory()
+    ? "a directory"
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+    ? "a device"
+    : stat.isSocket()
+    ? "a socket"
+    : "not a file"
 
 const readHeader = (reader: LineReader, file: string, id: string) => {
   const line = reader.next()
