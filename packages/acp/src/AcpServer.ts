@@ -5,12 +5,15 @@
  * before the request that caused it is answered. A bad request gets a JSON-RPC
  * error and the connection keeps serving.
  */
+import { statSync } from "node:fs"
 import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
 import { type AgentUpdate, AgentLoop } from "@turnlog/agent/AgentLoop"
+import { Tools } from "@turnlog/agent/Tools"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
+import { CallIds } from "./CallIds.js"
 import * as Errors from "./Errors.js"
 import { PermissionBridge } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
@@ -65,6 +68,8 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop
     const bridge = yield* PermissionBridge
+    const tools = yield* Tools
+    const callIds = yield* CallIds
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
@@ -90,9 +95,32 @@ export const make = (options: Options) =>
       if (!isAbsolute(cwd)) throw Errors.invalidParams(`cwd must be an absolute path, got "${cwd}"`)
     }
 
+    /** A new session's cwd is where its tools run: it must be a directory that exists. */
+    const requireDirectory = (cwd: string) => {
+      requireAbsolute(cwd)
+      let isDirectory: boolean
+      try {
+        isDirectory = statSync(cwd).isDirectory()
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        throw Errors.invalidParams(
+          code === "ENOENT" ? `cwd ${cwd} does not exist` : `cwd ${cwd} cannot be used (${code ?? String(error)})`,
+        )
+      }
+      if (!isDirectory) throw Errors.invalidParams(`cwd ${cwd} is not a directory`)
+    }
+
+    /** Attaches the session's permission questions to this client, showing each call as its tool_call did. */
+    const attach = (client: acp.AgentContext, id: string, view: Updates.View) =>
+      bridge.attach(id, client, (question) =>
+        Updates.describe(view, callIds.session(id).prepared.latest(question.callId), {
+          name: question.tool,
+          arguments: typeof question.input === "string" ? question.input : JSON.stringify(question.input) ?? "",
+        }))
+
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
     const app = (): { readonly app: acp.AgentApp; readonly drained: () => Promise<void> } => {
-      const sessions = new Map<string, string>() // id → the session's cwd
+      const sessions = new Map<string, Updates.View>()
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
@@ -101,8 +129,9 @@ export const make = (options: Options) =>
         // A client that went away cannot be told; the turn still ends durably.
         Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined))
 
-      const runTurn = (client: acp.AgentContext, id: string, cwd: string, content: ReadonlyArray<TextBlock>) =>
-        loop.prompt(SessionId.make(id), content).pipe(
+      const runTurn = (client: acp.AgentContext, id: string, view: Updates.View, content: ReadonlyArray<TextBlock>) =>
+        Effect.sync(() => callIds.beginTurn(id)).pipe(
+          Effect.zipRight(loop.prompt(SessionId.make(id), content).pipe(
           Stream.runFoldEffect(undefined as TurnEnd | undefined, (end, update) => {
             if (update.type === "turn-end") return Effect.succeed(update)
             if (update.type === "retry") {
@@ -110,9 +139,10 @@ export const make = (options: Options) =>
                 `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
               )
             }
-            const shown = Updates.fromAgentUpdate(update, cwd)
+            const shown = Updates.fromAgentUpdate(update, view, callIds.session(id).shown)
             return shown === undefined ? Effect.succeed(end) : Effect.as(notify(client, id, shown), end)
           }),
+          )),
           Effect.mapError(Errors.fromAgentError),
           Effect.flatMap((end): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
             if (end === undefined) return Effect.fail(Errors.turnFailed(undefined))
@@ -127,13 +157,15 @@ export const make = (options: Options) =>
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
-          requireAbsolute(params.cwd)
+          requireDirectory(params.cwd)
           const id = await run(
             loop.createSession({ cwd: params.cwd }).pipe(Effect.mapError(Errors.fromAgentError)),
           )
           reportMcp(params.mcpServers)
-          sessions.set(id, params.cwd)
-          await run(bridge.attach(id, client))
+          const view: Updates.View = { cwd: params.cwd, tools }
+          callIds.forget(id)
+          sessions.set(id, view)
+          await run(attach(client, id, view))
           return { sessionId: id }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
@@ -146,17 +178,19 @@ export const make = (options: Options) =>
           for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
           const cwd = loaded.header.cwd
           if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
-          for (const update of Updates.fromHistory(loaded.events, cwd)) {
+          const view: Updates.View = { cwd, tools }
+          callIds.forget(params.sessionId)
+          for (const update of Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)) {
             await client.notify("session/update", { sessionId: params.sessionId, update })
           }
-          sessions.set(params.sessionId, cwd)
-          await run(bridge.attach(params.sessionId, client))
+          sessions.set(params.sessionId, view)
+          await run(attach(client, params.sessionId, view))
           return {}
         })
         .onRequest(acp.methods.agent.session.prompt, async ({ client, params, signal }) => {
           const id = params.sessionId
-          const cwd = sessions.get(id)
-          if (cwd === undefined) throw Errors.unknownSession(id)
+          const view = sessions.get(id)
+          if (view === undefined) throw Errors.unknownSession(id)
           // A prompt sent right after session/cancel waits for the cancelled turn to close.
           const cancelled = cancelling.get(id)
           if (cancelled !== undefined) await cancelled
@@ -167,7 +201,7 @@ export const make = (options: Options) =>
           // which then ends durably as cancelled.
           const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
           signal.addEventListener("abort", onAbort, { once: true })
-          const turn = run(runTurn(client, id, cwd, content.right))
+          const turn = run(runTurn(client, id, view, content.right))
           const settled = turn.catch(() => undefined)
           inFlight.set(id, settled)
           try {

@@ -2,7 +2,8 @@
  * Routes the agent's permission questions to the editor that owns the session.
  * The `Permissions` layer is built once, before any client connects; the ACP
  * server attaches each session it creates or loads to its connection here, and
- * a question for a session no editor holds is answered "no".
+ * a question for a session no editor holds is answered "no". The request
+ * shows the call exactly as its `tool_call` update did (the server says how).
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import type * as acp from "@agentclientprotocol/sdk"
@@ -22,10 +23,13 @@ export interface PermissionQuestion {
 export const ALLOW_ONCE = "allow-once"
 export const REJECT_ONCE = "reject-once"
 
+/** The call a question is about, as the editor was (or is about to be) shown it. */
+export type Describe = (question: PermissionQuestion) => acp.ToolCallUpdate
+
 export interface Service {
   /** Asks the editor holding the session; `true` only for an explicit allow. */
   readonly ask: (question: PermissionQuestion) => Effect.Effect<boolean>
-  readonly attach: (sessionId: string, client: acp.AgentContext) => Effect.Effect<void>
+  readonly attach: (sessionId: string, client: acp.AgentContext, describe?: Describe) => Effect.Effect<void>
   readonly detach: (sessionId: string) => Effect.Effect<void>
 }
 
@@ -33,15 +37,18 @@ export class PermissionBridge extends Context.Tag("@turnlog/acp/PermissionBridge
 
 const kindOf = (question: PermissionQuestion): acp.ToolKind => (question.kind === "write" ? "edit" : "execute")
 
-export const toRequest = (question: PermissionQuestion): acp.RequestPermissionRequest => ({
+/** Without the server's description: the question's own words. */
+const plain: Describe = (question) => ({
+  toolCallId: question.callId,
+  title: question.title,
+  kind: kindOf(question),
+  name: question.tool,
+  rawInput: question.input,
+})
+
+export const toRequest = (question: PermissionQuestion, describe: Describe = plain): acp.RequestPermissionRequest => ({
   sessionId: question.sessionId,
-  toolCall: {
-    toolCallId: question.callId,
-    title: question.title,
-    kind: kindOf(question),
-    status: "pending",
-    rawInput: question.input,
-  },
+  toolCall: { ...describe(question), status: "pending" },
   options: [
     { optionId: ALLOW_ONCE, name: "Allow", kind: "allow_once" },
     { optionId: REJECT_ONCE, name: "Reject", kind: "reject_once" },
@@ -49,14 +56,16 @@ export const toRequest = (question: PermissionQuestion): acp.RequestPermissionRe
 })
 
 export const make = Effect.gen(function*() {
-  const clients = yield* Ref.make<ReadonlyMap<string, acp.AgentContext>>(new Map())
+  const clients = yield* Ref.make<ReadonlyMap<string, { client: acp.AgentContext; describe: Describe }>>(new Map())
   const service: Service = {
     ask: (question) =>
       Ref.get(clients).pipe(
         Effect.flatMap((all) => {
-          const client = all.get(question.sessionId)
-          if (client === undefined) return Effect.succeed(false)
-          return Effect.tryPromise(() => client.request("session/request_permission", toRequest(question))).pipe(
+          const held = all.get(question.sessionId)
+          if (held === undefined) return Effect.succeed(false)
+          return Effect.tryPromise(() =>
+            held.client.request("session/request_permission", toRequest(question, held.describe))
+          ).pipe(
             Effect.map((response) => {
               // The answer is the editor's, unchecked by the SDK: anything but a clear "allow once" is no.
               const outcome: unknown = typeof response === "object" && response !== null ? response.outcome : undefined
@@ -84,7 +93,8 @@ export const make = Effect.gen(function*() {
           )
         }),
       ),
-    attach: (sessionId, client) => Ref.update(clients, (all) => new Map(all).set(sessionId, client)),
+    attach: (sessionId, client, describe = plain) =>
+      Ref.update(clients, (all) => new Map(all).set(sessionId, { client, describe })),
     detach: (sessionId) =>
       Ref.update(clients, (all) => {
         const next = new Map(all)

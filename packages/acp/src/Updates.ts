@@ -7,68 +7,57 @@
 import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
+import type * as Tools from "@turnlog/agent/Tools"
 import type { SessionLog } from "@turnlog/protocol"
+import { Counter } from "./CallIds.js"
 
-const TOOL_KINDS: Readonly<Record<string, acp.ToolKind>> = {
-  read_file: "read",
-  list_files: "search",
-  write_file: "edit",
-  run_command: "execute",
+/** What a session's tool calls are shown with: its cwd (paths are resolved against it) and its tools. */
+export interface View {
+  readonly cwd: string
+  readonly tools: Tools.Service
 }
 
-export const toolKind = (name: string): acp.ToolKind => TOOL_KINDS[name] ?? "other"
+/** A call as the model made it. */
+export interface Call {
+  readonly name: string
+  readonly arguments: string
+}
 
-/** Tool arguments as an object when they parse as one (they are raw model JSON). */
-export const parseArguments = (raw: string): unknown => {
-  try {
-    return JSON.parse(raw)
-  } catch {
-    return raw
+/**
+ * A call as the editor sees it — the `tool_call` update and the permission
+ * request carry the same fields: title, kind and raw input from the tool's
+ * display, the tool's name, and the paths it acts on.
+ */
+export const describe = (view: View, toolCallId: string, call: Call): acp.ToolCall => {
+  const display = view.tools.display(call)
+  const locations = display.paths.map((path) => ({ path: isAbsolute(path) ? path : resolve(view.cwd, path) }))
+  return {
+    toolCallId,
+    title: display.title,
+    kind: display.kind,
+    name: call.name,
+    rawInput: display.input,
+    ...(locations.length === 0 ? {} : { locations }),
   }
-}
-
-const field = (input: unknown, key: string): string | undefined => {
-  if (typeof input !== "object" || input === null) return undefined
-  const value = (input as Record<string, unknown>)[key]
-  return typeof value === "string" ? value : undefined
-}
-
-/** A short human title: the tool and what it acts on. */
-export const toolTitle = (name: string, input: unknown): string => {
-  const target = field(input, "command") ?? field(input, "path")
-  return target === undefined ? name : `${name}: ${target}`
-}
-
-const locations = (input: unknown, cwd: string | undefined): Array<acp.ToolCallLocation> | undefined => {
-  const path = field(input, "path")
-  if (path === undefined || cwd === undefined) return undefined
-  return [{ path: isAbsolute(path) ? path : resolve(cwd, path) }]
 }
 
 export const toolCall = (
-  call: { readonly callId: string; readonly name: string; readonly arguments: string },
-  cwd: string | undefined,
+  view: View,
+  toolCallId: string,
+  call: Call,
   status: acp.ToolCallStatus,
   result?: { readonly content: string; readonly isError: boolean },
-): acp.SessionUpdate => {
-  const input = parseArguments(call.arguments)
-  const where = locations(input, cwd)
-  return {
-    sessionUpdate: "tool_call",
-    toolCallId: call.callId,
-    title: toolTitle(call.name, input),
-    kind: toolKind(call.name),
-    status,
-    rawInput: input,
-    ...(where === undefined ? {} : { locations: where }),
-    ...(result === undefined ? {} : { content: [textContent(result.content)] }),
-  }
-}
+): acp.SessionUpdate => ({
+  sessionUpdate: "tool_call",
+  ...describe(view, toolCallId, call),
+  status,
+  ...(result === undefined ? {} : { content: [textContent(result.content)] }),
+})
 
 const textContent = (text: string): acp.ToolCallContent => ({ type: "content", content: { type: "text", text } })
 
 /** The `session/update` a live update becomes, if the editor shows it at all. */
-export const fromAgentUpdate = (update: AgentUpdate, cwd: string | undefined): acp.SessionUpdate | undefined => {
+export const fromAgentUpdate = (update: AgentUpdate, view: View, ids: Counter): acp.SessionUpdate | undefined => {
   switch (update.type) {
     case "text-delta":
       return update.text === "" ? undefined : {
@@ -81,13 +70,13 @@ export const fromAgentUpdate = (update: AgentUpdate, cwd: string | undefined): a
         content: { type: "text", text: update.text },
       }
     case "tool-call":
-      return toolCall(update, cwd, "pending")
+      return toolCall(view, ids.next(update.callId), update, "pending")
     case "tool-running":
-      return { sessionUpdate: "tool_call_update", toolCallId: update.callId, status: "in_progress" }
+      return { sessionUpdate: "tool_call_update", toolCallId: ids.latest(update.callId), status: "in_progress" }
     case "tool-result":
       return {
         sessionUpdate: "tool_call_update",
-        toolCallId: update.callId,
+        toolCallId: ids.latest(update.callId),
         status: update.isError ? "failed" : "completed",
         content: [textContent(update.content)],
       }
@@ -117,22 +106,38 @@ export const stopReason = (reason: Exclude<SessionLog.TurnEndReason, "error">): 
 /**
  * The whole stored history as the editor would have seen it live: user text,
  * agent text and thoughts, and each tool call once, with its final status and
- * output (a call whose result never arrived shows as failed).
+ * output (a call whose result never arrived shows as failed). A result belongs
+ * to the earliest call before it with its id that has none yet, so calls that
+ * share a provider id each show their own. `ids` ends counting every call, for
+ * the live turns that follow.
  */
 export const fromHistory = (
   events: ReadonlyArray<SessionLog.SessionEvent>,
-  cwd: string,
+  view: View,
+  ids: Counter = new Counter(),
 ): Array<acp.SessionUpdate> => {
-  const results = new Map<string, { content: string; isError: boolean }>()
+  // Calls in log order; each result goes to the oldest call with its id still waiting for one.
+  const results: Array<{ content: string; isError: boolean } | undefined> = []
+  const waiting = new Map<string, Array<number>>()
   for (const event of events) {
-    if (event.type !== "tool/result") continue
-    for (const block of event.data.message.content) {
-      if (block.type === "tool-result") {
-        results.set(block.toolCallId, { content: block.content, isError: block.isError === true })
+    if (event.type === "assistant/message") {
+      for (const block of event.data.message.content) {
+        if (block.type !== "tool-call") continue
+        const queue = waiting.get(block.id) ?? []
+        queue.push(results.length)
+        waiting.set(block.id, queue)
+        results.push(undefined)
+      }
+    } else if (event.type === "tool/result") {
+      for (const block of event.data.message.content) {
+        if (block.type !== "tool-result") continue
+        const index = waiting.get(block.toolCallId)?.shift()
+        if (index !== undefined) results[index] = { content: block.content, isError: block.isError === true }
       }
     }
   }
   const updates: Array<acp.SessionUpdate> = []
+  let callIndex = 0
   for (const event of events) {
     if (event.type === "user/message" && event.data.message.source.kind === "user") {
       for (const block of event.data.message.content) {
@@ -154,12 +159,13 @@ export const fromHistory = (
             }
             break
           case "tool-call": {
-            const result = results.get(block.id)
-            const call = { callId: block.id, name: block.name, arguments: block.arguments }
+            const result = results[callIndex++]
+            const id = ids.next(block.id)
+            const call = { name: block.name, arguments: block.arguments }
             updates.push(
               result === undefined
-                ? toolCall(call, cwd, "failed")
-                : toolCall(call, cwd, result.isError ? "failed" : "completed", result),
+                ? toolCall(view, id, call, "failed")
+                : toolCall(view, id, call, result.isError ? "failed" : "completed", result),
             )
             break
           }

@@ -1,4 +1,5 @@
 export * as AcpServer from "./AcpServer.js"
+export * as CallIds from "./CallIds.js"
 export * as Errors from "./Errors.js"
 export * as PermissionBridge from "./PermissionBridge.js"
 export * as PromptContent from "./PromptContent.js"

@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
+import { AgentLoop, Builtins, Permissions as PermissionsService, type Tools } from "@turnlog/agent"
+import type * as Permissions from "@turnlog/agent/Permissions"
 import * as Loop from "@turnlog/agent/Loop"
 import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
@@ -80,17 +81,41 @@ export const modelLayer = (
 const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
   settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
 
+/**
+ * Who decides whether a tool call may write or run a command: everyone is
+ * allowed with `--allow-tools` or the config's `"permissions": "allow"`,
+ * nobody with `"deny"`, and otherwise `ask` decides — the terminal for `run`,
+ * the editor for `acp`.
+ */
+export const permissionsLayer = <R>(
+  settings: Settings,
+  ask: Layer.Layer<Permissions.Permissions, never, R>,
+  options: { readonly allowTools?: boolean } = {},
+): Layer.Layer<Permissions.Permissions, never, R> => {
+  if (options.allowTools === true) return PermissionsService.layerAllowAll
+  switch (settings.config.permissions) {
+    case "allow":
+      return PermissionsService.layerAllowAll
+    case "deny":
+      return PermissionsService.layerDenyAll
+    default:
+      return ask
+  }
+}
+
 export interface AgentOptions<R> {
   readonly settings: Settings
   readonly choice: Choice
   readonly permissions: Layer.Layer<Permissions.Permissions, never, R>
+  /** Default: the built-ins. */
+  readonly tools?: Layer.Layer<Tools.Tools, never, R>
   readonly maxTokens?: number
 }
 
-/** The agent loop over the real store, model and built-in tools; the store is exposed too. */
+/** The agent loop over the real store, model and tools; the store and the tools (for display) are exposed too. */
 export const agentLayer = <R = never>(
   options: AgentOptions<R>,
-): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore | Tools.Tools, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
   const loop = Loop.layer({
@@ -99,11 +124,8 @@ export const agentLayer = <R = never>(
     ...(idleSeconds === undefined ? {} : { streamIdleTimeoutMs: idleSeconds * 1000 }),
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
-    Layer.provide(Layer.mergeAll(
-      modelLayer(options.settings, options.choice),
-      Builtins.layer(),
-      options.permissions,
-    )),
+    Layer.provide(Layer.mergeAll(modelLayer(options.settings, options.choice), options.permissions)),
+    Layer.provideMerge(options.tools ?? Builtins.layer()),
     Layer.provideMerge(storeLayer(options.settings)),
     Layer.provide(ReplayDiagnostics.layerStderr),
   )

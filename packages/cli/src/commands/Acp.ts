@@ -4,32 +4,25 @@
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
 import { Effect, Layer, Option } from "effect"
-import { Permissions } from "@turnlog/agent"
-import { AcpServer, PermissionBridge, Stdio } from "@turnlog/acp"
+import { Builtins } from "@turnlog/agent"
+import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import type { Settings } from "../Settings.js"
 import { VERSION } from "../Version.js"
 import { announce } from "./Run.js"
 
-const permissionsLayer = (settings: Settings) => {
-  switch (settings.config.permissions) {
-    case "allow":
-      return Permissions.layerAllowAll
-    case "deny":
-      return Permissions.layerDenyAll
-    default:
-      return PermissionBridge.layerPermissions
-  }
-}
-
 export const acp = (settings: Settings) =>
   Effect.gen(function*() {
     const choice = yield* ModelChoice.choose(Option.none(), settings)
     yield* announce(choice)
-    const layer = Layers.agentLayer({ settings, choice, permissions: permissionsLayer(settings) }).pipe(
-      Layer.provideMerge(PermissionBridge.layer),
-    )
+    const layer = Layers.agentLayer<PermissionBridge.PermissionBridge | CallIds.CallIds>({
+      settings,
+      choice,
+      permissions: Layers.permissionsLayer(settings, PermissionBridge.layerPermissions),
+      // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
+      tools: CallIds.layerTools.pipe(Layer.provide(Builtins.layer())),
+    }).pipe(Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)))
     yield* Effect.flatMap(AcpServer.make({ version: VERSION }), (server) => server.serve(Stdio.stream())).pipe(
       Effect.provide(layer),
     )

@@ -7,12 +7,11 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
-import { AgentLoop, Builtins, Permissions } from "@turnlog/agent"
+import { AgentLoop, Builtins, Permissions, Tools } from "@turnlog/agent"
 import * as Loop from "@turnlog/agent/Loop"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
-import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
 import * as Doctor from "../Doctor.js"
@@ -59,7 +58,7 @@ const turn = (id: SessionId, prompt: string) =>
             return Effect.as(speak("thinking", update.text), reason)
           case "tool-call":
             return Effect.as(
-              say(`tool call: ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`),
+              say(`tool call: ${Tools.make(Builtins.tools()).display(update).title}`),
               reason,
             )
           case "tool-result":
