@@ -38,13 +38,37 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   authMethods: [],
 })
 
-/** One open connection; `drained` resolves once every prompt it started has ended. */
-export interface Connection {
-  readonly connection: acp.AgentConnection
-  readonly drained: () => Promise<void>
-}
-
 type TurnEnd = Extract<AgentUpdate, { readonly type: "turn-end" }>
+
+/**
+ * The stream with its outgoing writes counted; `written` resolves once every
+ * frame handed to it so far — and any the connection sends in the turns of
+ * the event loop just after (a handler's answer) — has been written.
+ */
+const trackWrites = (stream: acp.Stream) => {
+  let pending = 0
+  const idle: Array<() => void> = []
+  const writer = stream.writable.getWriter()
+  const writable = new WritableStream<acp.AnyMessage>({
+    write: async (message) => {
+      pending++
+      try {
+        await writer.write(message)
+      } finally {
+        pending--
+        if (pending === 0) for (const resolve of idle.splice(0)) resolve()
+      }
+    },
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  })
+  const written = async () => {
+    // An answer is sent after its handler returns: let it reach the stream first.
+    await new Promise((resolve) => setImmediate(resolve))
+    if (pending > 0) await new Promise<void>((resolve) => idle.push(resolve))
+  }
+  return { stream: { readable: stream.readable, writable } satisfies acp.Stream, written }
+}
 
 const stderrLog = (line: string) => {
   process.stderr.write(`turnlog: ${line}\n`)
@@ -119,7 +143,11 @@ export const make = (options: Options) =>
         }))
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
-    const app = (): { readonly app: acp.AgentApp; readonly drained: () => Promise<void> } => {
+    const app = (): {
+      readonly app: acp.AgentApp
+      readonly drained: () => Promise<void>
+      readonly cancelAll: () => Promise<void>
+    } => {
       const sessions = new Map<string, Updates.View>()
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
@@ -226,19 +254,38 @@ export const make = (options: Options) =>
         await Promise.all([...inFlight.values()])
         await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }
-      return { app: agentApp, drained }
+      /** Cancels every prompt in flight and waits until each has ended (durably) and been answered. */
+      const cancelAll = async () => {
+        const running = [...inFlight.keys()]
+        if (running.length > 0) log(`stopping: cancelling the prompt${running.length === 1 ? "" : "s"} in flight`)
+        await Runtime.runPromise(runtime)(
+          Effect.forEach(running, (id) => loop.cancel(SessionId.make(id)), { concurrency: "unbounded" }),
+        )
+        await Promise.all([...inFlight.values()])
+      }
+      return { app: agentApp, drained, cancelAll }
     }
 
-    /** Serves one connection until the peer closes it, then waits for its turns to end. */
+    /**
+     * Serves one connection until the peer closes it, then waits for its turns
+     * to end. Interrupted (the process was asked to stop: SIGINT, SIGTERM), it
+     * first cancels the prompts in flight and answers each `cancelled` — an
+     * editor that forwards Ctrl-C gets its answers — and only then closes.
+     */
     const serve = (stream: acp.Stream): Effect.Effect<void> =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
-          const { app: agentApp, drained } = app()
-          return { connection: agentApp.connect(stream), drained } satisfies Connection
+          const tracked = trackWrites(stream)
+          const { app: agentApp, drained, cancelAll } = app()
+          return { connection: agentApp.connect(tracked.stream), drained, cancelAll, written: tracked.written }
         }),
         ({ connection }) => Effect.promise(() => connection.closed),
-        ({ connection, drained }) =>
+        ({ cancelAll, connection, drained, written }, exit) =>
           Effect.promise(async () => {
+            if (Exit.isInterrupted(exit)) {
+              await cancelAll()
+              await written()
+            }
             connection.close()
             await drained()
           }),

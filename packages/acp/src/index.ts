@@ -1,6 +1,7 @@
 export * as AcpServer from "./AcpServer.js"
 export * as CallIds from "./CallIds.js"
 export * as Errors from "./Errors.js"
+export * as Frames from "./Frames.js"
 export * as PermissionBridge from "./PermissionBridge.js"
 export * as PromptContent from "./PromptContent.js"
 export * as Stdio from "./Stdio.js"
