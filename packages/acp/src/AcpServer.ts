@@ -9,12 +9,13 @@ import { statSync } from "node:fs"
 import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
-import { type AgentUpdate, AgentLoop } from "@turnlog/agent/AgentLoop"
+import { AgentLoop } from "@turnlog/agent/AgentLoop"
 import { Tools } from "@turnlog/agent/Tools"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
-import type { SessionStore } from "@turnlog/store"
+import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Errors from "./Errors.js"
+import * as SessionList from "./SessionList.js"
 import { PermissionBridge } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
@@ -34,11 +35,10 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   agentCapabilities: {
     loadSession: true,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    sessionCapabilities: { list: {}, close: {}, resume: {} },
   },
   authMethods: [],
 })
-
-type TurnEnd = Extract<AgentUpdate, { readonly type: "turn-end" }>
 
 /**
  * The stream with its outgoing writes counted; `written` resolves once every
@@ -94,6 +94,7 @@ export const make = (options: Options) =>
     const bridge = yield* PermissionBridge
     const tools = yield* Tools
     const callIds = yield* CallIds
+    const store = yield* SessionStore.SessionStore
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
@@ -157,30 +158,70 @@ export const make = (options: Options) =>
         // A client that went away cannot be told; the turn still ends durably.
         Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined))
 
+      // Sessions whose title the client was sent (session_info_update).
+      const titled = new Set<string>()
+
+      const sendTitle = (client: acp.AgentContext, id: string, title: string) =>
+        title === "" || titled.has(id)
+          ? Effect.void
+          : Effect.zipRight(Effect.sync(() => titled.add(id)), notify(client, id, Updates.sessionInfo(title)))
+
       const runTurn = (client: acp.AgentContext, id: string, view: Updates.View, content: ReadonlyArray<TextBlock>) =>
         Effect.sync(() => callIds.beginTurn(id)).pipe(
+          // The first prompt of a session names it.
+          Effect.zipRight(sendTitle(client, id, Updates.titleOf(content))),
           Effect.zipRight(loop.prompt(SessionId.make(id), content).pipe(
-          Stream.runFoldEffect(undefined as TurnEnd | undefined, (end, update) => {
-            if (update.type === "turn-end") return Effect.succeed(update)
-            if (update.type === "retry") {
-              log(
-                `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
-              )
-            }
-            const shown = Updates.fromAgentUpdate(update, view, callIds.session(id).shown)
-            return shown === undefined ? Effect.succeed(end) : Effect.as(notify(client, id, shown), end)
-          }),
+            Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
+              if (update.type === "turn-end") return Effect.succeed({ ...turn, end: update })
+              if (update.type === "retry") {
+                log(
+                  `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
+                )
+              }
+              const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
+              const shown = Updates.fromAgentUpdate(update, view, callIds.session(id).shown)
+              return shown === undefined ? Effect.succeed(next) : Effect.as(notify(client, id, shown), next)
+            }),
           )),
           Effect.mapError(Errors.fromAgentError),
-          Effect.flatMap((end): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
+          Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
+            const end = turn.end
             if (end === undefined) return Effect.fail(Errors.turnFailed(undefined))
             if (end.reason === "error") {
               log(`session ${id}: turn failed: ${end.failure?.message ?? "no cause reported"}`)
               return Effect.fail(Errors.turnFailed(end.failure))
             }
-            return Effect.succeed({ stopReason: Updates.stopReason(end.reason) })
+            return Effect.succeed(Updates.promptResponse(end.reason, turn.usage))
           }),
         )
+
+      /** session/load (the history replayed first) and session/resume (without it). */
+      const open = async (
+        client: acp.AgentContext,
+        params: { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> },
+        replay: boolean,
+      ) => {
+        requireAbsolute(params.cwd)
+        if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
+        const loaded = await run(
+          loop.load(SessionId.make(params.sessionId)).pipe(Effect.mapError(Errors.fromAgentError)),
+        )
+        reportMcp(params.mcpServers ?? [])
+        for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
+        const cwd = loaded.header.cwd
+        if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
+        const view: Updates.View = { cwd, tools }
+        callIds.forget(params.sessionId)
+        titled.delete(params.sessionId)
+        // Counted even when not replayed: later calls get ids no earlier call had.
+        const history = Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)
+        if (replay) {
+          for (const update of history) await client.notify("session/update", { sessionId: params.sessionId, update })
+        }
+        await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
+        sessions.set(params.sessionId, view)
+        await run(attach(client, params.sessionId, view))
+      }
 
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
@@ -192,27 +233,45 @@ export const make = (options: Options) =>
           reportMcp(params.mcpServers)
           const view: Updates.View = { cwd: params.cwd, tools }
           callIds.forget(id)
+          titled.delete(id)
           sessions.set(id, view)
           await run(attach(client, id, view))
           return { sessionId: id }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
-          requireAbsolute(params.cwd)
-          if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-          const loaded = await run(
-            loop.load(SessionId.make(params.sessionId)).pipe(Effect.mapError(Errors.fromAgentError)),
+          await open(client, params, true)
+          return {}
+        })
+        .onRequest(acp.methods.agent.session.resume, async ({ client, params }) => {
+          await open(client, params, false)
+          return {}
+        })
+        .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+          const listed = await run(
+            store.list().pipe(Effect.mapError((e) => Errors.fromAgentError(e))),
           )
-          reportMcp(params.mcpServers)
-          for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
-          const cwd = loaded.header.cwd
-          if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
-          const view: Updates.View = { cwd, tools }
-          callIds.forget(params.sessionId)
-          for (const update of Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)) {
-            await client.notify("session/update", { sessionId: params.sessionId, update })
+          if (listed.unreadable.length > 0) {
+            log(`session/list: ${listed.unreadable.length} stored session(s) cannot be read and are not listed (see: turnlog doctor)`)
           }
-          sessions.set(params.sessionId, view)
-          await run(attach(client, params.sessionId, view))
+          const page = SessionList.page(listed.sessions, params)
+          if (Either.isLeft(page)) throw Errors.invalidParams(page.left)
+          return page.right
+        })
+        .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+          const id = params.sessionId
+          if (!sessions.has(id)) throw Errors.unknownSession(id)
+          // A prompt in flight ends as cancelled (and is answered) before the session is let go.
+          await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
+          await inFlight.get(id)
+          sessions.delete(id)
+          titled.delete(id)
+          callIds.forget(id)
+          await run(
+            bridge.detach(id).pipe(
+              Effect.zipRight(store.release(SessionId.make(id))),
+              Effect.mapError(Errors.fromAgentError),
+            ),
+          )
           return {}
         })
         .onRequest(acp.methods.agent.session.prompt, async ({ client, params, signal }) => {

@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
 import type * as Tools from "@turnlog/agent/Tools"
-import type { SessionLog } from "@turnlog/protocol"
+import { makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
+import { Summary } from "@turnlog/store"
 import { Counter } from "./CallIds.js"
 
 /** What a session's tool calls are shown with: its cwd (paths are resolved against it) and its tools. */
@@ -80,12 +81,89 @@ export const fromAgentUpdate = (update: AgentUpdate, view: View, ids: Counter): 
         status: update.isError ? "failed" : "completed",
         content: [textContent(update.content)],
       }
+    case "retry":
+      // Shown as a thought: the editor sees why nothing streams for a while.
+      return {
+        sessionUpdate: "agent_thought_chunk",
+        content: {
+          type: "text",
+          text: `The provider failed (${update.failure.code}: ${update.failure.message}); retrying in ${
+            update.delayMs < 1000 ? `${update.delayMs} ms` : `${Math.round(update.delayMs / 100) / 10} s`
+          } (attempt ${update.attempt}).\n`,
+        },
+      }
     case "turn-start":
     case "usage":
-    case "retry":
     case "turn-end":
       return undefined
   }
+}
+
+/** What a prompt collects as its turn streams: how it ended, and the tokens of its requests. */
+export interface TurnTally {
+  readonly end?: Extract<AgentUpdate, { readonly type: "turn-end" }>
+  readonly usage?: Usage
+}
+
+export const emptyTurn: TurnTally = {}
+
+export const addUsage = (turn: TurnTally, usage: Usage): TurnTally => {
+  const sum = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+  const before = turn.usage
+  if (before === undefined) return { ...turn, usage }
+  const cacheRead = sum(before.cacheReadTokens, usage.cacheReadTokens)
+  const cacheWrite = sum(before.cacheWriteTokens, usage.cacheWriteTokens)
+  const reasoning = sum(before.reasoningTokens, usage.reasoningTokens)
+  return {
+    ...turn,
+    usage: {
+      inputTokens: before.inputTokens + usage.inputTokens,
+      outputTokens: before.outputTokens + usage.outputTokens,
+      ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
+      ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
+      ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+    },
+  }
+}
+
+/**
+ * The answer to `session/prompt`. The turn's token usage (every request of it
+ * summed) goes in `usage`, the field the protocol's next version defines for
+ * it; clients of this version ignore it.
+ */
+export const promptResponse = (
+  reason: Exclude<SessionLog.TurnEndReason, "error">,
+  usage: Usage | undefined,
+): acp.PromptResponse => {
+  const response: acp.PromptResponse & { usage?: unknown } = { stopReason: stopReason(reason) }
+  if (usage !== undefined) {
+    response.usage = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      totalTokens: usage.inputTokens + usage.outputTokens,
+      ...(usage.reasoningTokens === undefined ? {} : { thoughtTokens: usage.reasoningTokens }),
+      ...(usage.cacheReadTokens === undefined ? {} : { cachedReadTokens: usage.cacheReadTokens }),
+      ...(usage.cacheWriteTokens === undefined ? {} : { cachedWriteTokens: usage.cacheWriteTokens }),
+    }
+  }
+  return response
+}
+
+/** A session's title as the store would give it, from its first prompt. */
+export const titleOf = (content: ReadonlyArray<TextBlock>): string =>
+  Summary.titleOf({ id: makeMessageId(), role: "user", content: [...content], source: { kind: "user" } })
+
+export const sessionInfo = (title: string): acp.SessionUpdate => ({ sessionUpdate: "session_info_update", title })
+
+/** The title of a stored history: its first user message's, or "" before there is one. */
+export const historyTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string => {
+  for (const event of events) {
+    if (event.type === "user/message" && event.data.message.source.kind === "user") {
+      return Summary.titleOf(event.data.message)
+    }
+  }
+  return ""
 }
 
 /** How a turn that ended without error answers `session/prompt`. */

@@ -6,7 +6,7 @@ import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
 import { SessionId, type SessionLog } from "@turnlog/protocol"
-import type { SessionStore } from "@turnlog/store"
+import { Memory, type SessionStore } from "@turnlog/store"
 import { Builtins } from "@turnlog/agent"
 import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import * as FakeLoop from "./fakeLoop.js"
@@ -35,7 +35,7 @@ const start = async (
   const fake = await Effect.runPromise(FakeLoop.make(turns, stored))
   const layer = fake.layer.pipe(
     Layer.provide(PermissionBridge.layerPermissions),
-    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, Builtins.layer())),
+    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, Builtins.layer(), Memory.layerMemory)),
   )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>)
@@ -96,6 +96,7 @@ describe("initialize", () => {
       agentInfo: { name: "turnlog", version: "9.9.9" },
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, resume: {} },
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
       },
       authMethods: [],
@@ -171,8 +172,9 @@ describe("session/prompt", () => {
       })
       return [response, updates.map((u) => u.update)] as const
     })
-    expect(response).toEqual({ stopReason: "end_turn" })
+    expect(response).toEqual({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } })
     expect(updates).toEqual([
+      { sessionUpdate: "session_info_update", title: 'What is in a.txt? <resource uri="file:///home/ada/project/b…' },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Look" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Reading " } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "it." } },
@@ -360,6 +362,7 @@ describe("session/prompt", () => {
       },
     ])
     expect(updates).toEqual([
+      { sessionUpdate: "session_info_update", title: "go" },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "write allowed, command denied" } },
     ])
   })
@@ -470,6 +473,7 @@ describe("session/load", () => {
         rawInput: { command: "ls" },
         content: [{ type: "content", content: { type: "text", text: "denied" } }],
       },
+      { sessionUpdate: "session_info_update", title: "list files" },
     ])
     expect(response).toEqual({ stopReason: "end_turn" })
   })

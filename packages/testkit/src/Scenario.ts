@@ -43,7 +43,10 @@ export const Step = Schema.Union(
     cancelAfter: Schema.optionalWith(Schema.Number, { exact: true }),
     expect: Schema.optionalWith(Expect, { exact: true }),
   }),
-  /** A JSON-RPC request by method name, for requests the typed client would not send. */
+  /**
+   * A JSON-RPC request by method name, for requests the typed client would not send;
+   * `<session>` in `params` is the last session created or loaded, `<workspace>` the workspace.
+   */
   Schema.Struct({
     step: Schema.Literal("request"),
     method: Schema.String,

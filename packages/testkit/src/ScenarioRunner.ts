@@ -198,9 +198,15 @@ const play = async (
           }
           break
         }
-        case "request":
-          await outcome(n, step, step.expect, ctx.request(step.method, step.params))
+        case "request": {
+          // "<session>" in the params is the current session's id, "<workspace>" the run's workspace.
+          const params = JSON.parse(
+            JSON.stringify(step.params ?? null).split("<workspace>").join(paths.workspace)
+              .split("<session>").join(current ?? "<session>"),
+          ) as unknown
+          await outcome(n, step, step.expect, ctx.request(step.method, params))
           break
+        }
         case "raw": {
           const answered = (frame: string) => idOf(frame) === step.id
           const seen = frames.filter(answered).length
