@@ -11,12 +11,12 @@ import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
 import { AgentLoop } from "@turnlog/agent/AgentLoop"
 import { Tools } from "@turnlog/agent/Tools"
-import { SessionId, type TextBlock } from "@turnlog/protocol"
+import { SessionId, SessionLog, type TextBlock } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Errors from "./Errors.js"
 import * as SessionList from "./SessionList.js"
-import { PermissionBridge } from "./PermissionBridge.js"
+import { PermissionBridge, type Rule } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
 
@@ -136,12 +136,47 @@ export const make = (options: Options) =>
     }
 
     /** Attaches the session's permission questions to this client, showing each call as its tool_call did. */
-    const attach = (client: acp.AgentContext, id: string, view: Updates.View) =>
-      bridge.attach(id, client, (question) =>
-        Updates.describe(view, callIds.session(id).prepared.latest(question.callId), {
-          name: question.tool,
-          arguments: typeof question.input === "string" ? question.input : JSON.stringify(question.input) ?? "",
-        }))
+    const attach = (
+      client: acp.AgentContext,
+      id: string,
+      view: Updates.View,
+      rules: ReadonlyArray<Rule> = [],
+    ) =>
+      bridge.attach(
+        id,
+        client,
+        (question) =>
+          Updates.describe(view, callIds.session(id).prepared.latest(question.callId), {
+            name: question.tool,
+            arguments: typeof question.input === "string" ? question.input : JSON.stringify(question.input) ?? "",
+          }),
+        rules,
+      )
+
+    /**
+     * Writes the standing answers given during a turn to the session's log, so a
+     * reload keeps them. The loop has no way to log an event between turns, so
+     * they are appended after its last event and the loop then reloads the
+     * session to write on from there.
+     */
+    const saveRules = (id: string) =>
+      Effect.gen(function*() {
+        const rules = yield* bridge.takeNewRules(id)
+        if (rules.length === 0) return
+        const sessionId = SessionId.make(id)
+        const stored = yield* store.read(sessionId)
+        const next = (stored.events.at(-1)?.seq ?? 0) + 1
+        yield* store.append(
+          sessionId,
+          SessionLog.stamp(next, rules.map((data) => ({ type: "permission/rule" as const, data }))),
+        )
+        yield* store.flush(sessionId)
+        yield* loop.load(sessionId)
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.sync(() => log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))
+        ),
+      )
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
     const app = (): {
@@ -183,6 +218,7 @@ export const make = (options: Options) =>
               return shown === undefined ? Effect.succeed(next) : Effect.as(notify(client, id, shown), next)
             }),
           )),
+          Effect.tap(() => saveRules(id)),
           Effect.mapError(Errors.fromAgentError),
           Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
             const end = turn.end
@@ -220,7 +256,7 @@ export const make = (options: Options) =>
         }
         await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
         sessions.set(params.sessionId, view)
-        await run(attach(client, params.sessionId, view))
+        await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
       }
 
       const agentApp = acp.agent({ name: "turnlog" })

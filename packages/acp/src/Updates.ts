@@ -166,6 +166,17 @@ export const historyTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): st
   return ""
 }
 
+/** The standing permission answers a log holds, the latest for each tool. */
+export const rulesOf = (
+  events: ReadonlyArray<SessionLog.SessionEvent>,
+): Array<{ readonly tool: string; readonly decision: "allow" | "deny" }> => {
+  const rules = new Map<string, "allow" | "deny">()
+  for (const event of events) {
+    if (event.type === "permission/rule") rules.set(event.data.tool, event.data.decision)
+  }
+  return [...rules].map(([tool, decision]) => ({ tool, decision }))
+}
+
 /** How a turn that ended without error answers `session/prompt`. */
 export const stopReason = (reason: Exclude<SessionLog.TurnEndReason, "error">): acp.StopReason => {
   switch (reason) {

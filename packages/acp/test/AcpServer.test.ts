@@ -342,7 +342,9 @@ describe("session/prompt", () => {
         },
         options: [
           { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+          { optionId: "allow-always", name: "Always allow write_file in this session", kind: "allow_always" },
           { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+          { optionId: "reject-always", name: "Always reject write_file in this session", kind: "reject_always" },
         ],
       },
       {
@@ -357,7 +359,9 @@ describe("session/prompt", () => {
         },
         options: [
           { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+          { optionId: "allow-always", name: "Always allow run_command in this session", kind: "allow_always" },
           { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+          { optionId: "reject-always", name: "Always reject run_command in this session", kind: "reject_always" },
         ],
       },
     ])

@@ -30,7 +30,7 @@ export const Step = Schema.Union(
   }),
   Schema.Struct({
     step: Schema.Literal("loadSession"),
-    /** Default: the seeded session. */
+    /** Default: the seeded session; `<session>` is the last session created or loaded. */
     sessionId: Schema.optionalWith(Schema.String, { exact: true }),
     expect: Schema.optionalWith(Expect, { exact: true }),
   }),
@@ -62,7 +62,7 @@ export const Step = Schema.Union(
 )
 export type Step = typeof Step.Type
 
-export const PermissionAnswer = Schema.Literal("allow", "reject", "cancelled")
+export const PermissionAnswer = Schema.Literal("allow", "reject", "allow-always", "reject-always", "cancelled")
 export type PermissionAnswer = typeof PermissionAnswer.Type
 
 export const Input = Schema.Struct({

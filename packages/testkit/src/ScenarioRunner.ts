@@ -98,7 +98,13 @@ const tapLines = (frames: Array<string>, hidden: ReadonlySet<unknown>) => {
 const answer = (request: acp.RequestPermissionRequest, choice: PermissionAnswer | undefined): acp.RequestPermissionResponse => {
   if (choice === undefined) throw new Error(`unexpected permission request for ${request.toolCall.title}`)
   if (choice === "cancelled") return { outcome: { outcome: "cancelled" } }
-  const kind = choice === "allow" ? "allow_once" : "reject_once"
+  const kind = choice === "allow"
+    ? "allow_once"
+    : choice === "allow-always"
+    ? "allow_always"
+    : choice === "reject-always"
+    ? "reject_always"
+    : "reject_once"
   const option = request.options.find((o) => o.kind === kind)
   if (option === undefined) throw new Error(`the permission request offers no ${kind} option`)
   return { outcome: { outcome: "selected", optionId: option.optionId } }
@@ -159,7 +165,7 @@ const play = async (
           break
         }
         case "loadSession": {
-          const sessionId = step.sessionId ?? paths.seededId
+          const sessionId = step.sessionId === "<session>" ? current : step.sessionId ?? paths.seededId
           if (sessionId === undefined) throw new Error(`step ${n + 1}: no session to load (no seed.jsonl)`)
           await outcome(
             n,
