@@ -14,6 +14,7 @@ import { Tools } from "@turnlog/agent/Tools"
 import { SessionId, SessionLog, type TextBlock } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
+import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
 import * as SessionList from "./SessionList.js"
 import { PermissionBridge, type Rule } from "./PermissionBridge.js"
@@ -27,6 +28,11 @@ export interface Options {
   readonly version: string
   /** Where diagnostics go, one line each (default stderr: stdout is the protocol). */
   readonly log?: (line: string) => void
+  /**
+   * The `/doctor` command: a report on a stored session's replay health (the
+   * command line's doctor, handed in by the caller). Without it no command is offered.
+   */
+  readonly doctor?: (session: SessionStore.LoadedSession) => string
 }
 
 export const initializeResponse = (version: string): acp.InitializeResponse => ({
@@ -257,6 +263,13 @@ export const make = (options: Options) =>
         await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
         sessions.set(params.sessionId, view)
         await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
+        advertise(client, params.sessionId)
+      }
+
+      /** The session's slash commands, sent once the client knows the session (after the answer). */
+      const advertise = (client: acp.AgentContext, id: string) => {
+        if (options.doctor === undefined) return
+        setImmediate(() => void Runtime.runPromise(runtime)(notify(client, id, Commands.available)))
       }
 
       const agentApp = acp.agent({ name: "turnlog" })
@@ -272,6 +285,7 @@ export const make = (options: Options) =>
           titled.delete(id)
           sessions.set(id, view)
           await run(attach(client, id, view))
+          advertise(client, id)
           return { sessionId: id }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
@@ -320,6 +334,11 @@ export const make = (options: Options) =>
           if (inFlight.has(id)) throw Errors.busy(id)
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
+          if (options.doctor !== undefined && Commands.isDoctor(content.right)) {
+            const report = options.doctor(await run(store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError))))
+            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
+            return { stopReason: "end_turn" }
+          }
           // A request cancelled by the client (or a closed connection) cancels the turn,
           // which then ends durably as cancelled.
           const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))

@@ -1,5 +1,6 @@
 export * as AcpServer from "./AcpServer.js"
 export * as CallIds from "./CallIds.js"
+export * as Commands from "./Commands.js"
 export * as Errors from "./Errors.js"
 export * as Frames from "./Frames.js"
 export * as PermissionBridge from "./PermissionBridge.js"

@@ -6,6 +6,7 @@
 import { Effect, Layer, Option } from "effect"
 import { Builtins } from "@turnlog/agent"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
+import * as Doctor from "../Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import type { Settings } from "../Settings.js"
@@ -23,7 +24,7 @@ export const acp = (settings: Settings) =>
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Builtins.layer())),
     }).pipe(Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)))
-    yield* Effect.flatMap(AcpServer.make({ version: VERSION }), (server) => server.serve(Stdio.stream())).pipe(
+    yield* Effect.flatMap(AcpServer.make({ version: VERSION, doctor: (session) => Doctor.render(Doctor.diagnose(session)) }), (server) => server.serve(Stdio.stream())).pipe(
       Effect.provide(layer),
     )
   })
