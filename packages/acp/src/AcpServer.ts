@@ -16,6 +16,7 @@ import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
+import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
 import { PermissionBridge, type Rule } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
@@ -33,6 +34,11 @@ export interface Options {
    * command line's doctor, handed in by the caller). Without it no command is offered.
    */
   readonly doctor?: (session: SessionStore.LoadedSession) => string
+  /**
+   * The model routes a session may switch between (a session config option);
+   * the first is the default. Without them no option is offered.
+   */
+  readonly models?: ReadonlyArray<string>
 }
 
 export const initializeResponse = (version: string): acp.InitializeResponse => ({
@@ -101,6 +107,11 @@ export const make = (options: Options) =>
     const tools = yield* Tools
     const callIds = yield* CallIds
     const store = yield* SessionStore.SessionStore
+    const models = options.models ?? []
+    // A session's model when it is not the default, by session id.
+    const chosenModel = new Map<string, string>()
+    const configOptions = (id: string) =>
+      models.length === 0 ? {} : { configOptions: ModelOption.options(models, chosenModel.get(id) ?? models[0]!) }
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
@@ -177,7 +188,8 @@ export const make = (options: Options) =>
           SessionLog.stamp(next, rules.map((data) => ({ type: "permission/rule" as const, data }))),
         )
         yield* store.flush(sessionId)
-        yield* loop.load(sessionId)
+        const model = chosenModel.get(id)
+        yield* loop.load(sessionId, model === undefined ? undefined : { model })
       }).pipe(
         Effect.catchAll((error) =>
           Effect.sync(() => log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))
@@ -248,6 +260,8 @@ export const make = (options: Options) =>
         const loaded = await run(
           loop.load(SessionId.make(params.sessionId)).pipe(Effect.mapError(Errors.fromAgentError)),
         )
+        // Opened again, the session talks to the default model.
+        chosenModel.delete(params.sessionId)
         reportMcp(params.mcpServers ?? [])
         for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
         const cwd = loaded.header.cwd
@@ -285,16 +299,34 @@ export const make = (options: Options) =>
           titled.delete(id)
           sessions.set(id, view)
           await run(attach(client, id, view))
+          chosenModel.delete(id)
           advertise(client, id)
-          return { sessionId: id }
+          return { sessionId: id, ...configOptions(id) }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
           await open(client, params, true)
-          return {}
+          return configOptions(params.sessionId)
         })
         .onRequest(acp.methods.agent.session.resume, async ({ client, params }) => {
           await open(client, params, false)
-          return {}
+          return configOptions(params.sessionId)
+        })
+        .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+          const id = params.sessionId
+          if (!sessions.has(id)) throw Errors.unknownSession(id)
+          if (params.configId !== ModelOption.ID || models.length === 0) {
+            throw Errors.invalidParams(`unknown config option "${params.configId}"`)
+          }
+          const value = params.value
+          if (typeof value !== "string" || !models.includes(value)) {
+            throw Errors.invalidParams(`model ${JSON.stringify(value)} is not one offered (${models.join(", ")})`)
+          }
+          if (inFlight.has(id)) throw Errors.busy(id)
+          // The loop takes a session's model when it opens it: opened again, on the chosen route.
+          await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+          if (value === models[0]) chosenModel.delete(id)
+          else chosenModel.set(id, value)
+          return { configOptions: ModelOption.options(models, value) }
         })
         .onRequest(acp.methods.agent.session.list, async ({ params }) => {
           const listed = await run(

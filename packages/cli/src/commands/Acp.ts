@@ -24,7 +24,33 @@ export const acp = (settings: Settings) =>
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Builtins.layer())),
     }).pipe(Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)))
-    yield* Effect.flatMap(AcpServer.make({ version: VERSION, doctor: (session) => Doctor.render(Doctor.diagnose(session)) }), (server) => server.serve(Stdio.stream())).pipe(
-      Effect.provide(layer),
-    )
+    const models = yield* modelsOffered(settings, choice)
+    const server = AcpServer.make({
+      version: VERSION,
+      doctor: (session) => Doctor.render(Doctor.diagnose(session)),
+      models,
+    })
+    yield* Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+  })
+
+/**
+ * The models an editor may switch a session to: the one chosen (the default),
+ * every model of the config's providers, and the built-in providers whose key
+ * is set.
+ */
+const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
+  Effect.gen(function*() {
+    const routes = [choice.route]
+    if (settings.config.providers !== undefined) {
+      const config = yield* Layers.providerConfig(settings)
+      for (const [provider, declared] of Object.entries(config.providers ?? {})) {
+        for (const model of declared.models) routes.push(`${provider}/${model.id}`)
+      }
+    }
+    if (choice.kind === "provider") {
+      for (const keyed of ModelChoice.KEYED_PROVIDERS) {
+        if (process.env[keyed.env] !== undefined && process.env[keyed.env] !== "") routes.push(keyed.route)
+      }
+    }
+    return [...new Set(routes)]
   })
