@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Readable, Writable } from "node:stream"
 import * as acp from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { BIN, cleanEnv, removeTempDirs, tempDir } from "./support/turnlog.js"
+import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000 })
 afterAll(removeTempDirs)
@@ -165,5 +165,32 @@ describe("a message over the frame limit", () => {
     expect(stderr).toContain(
       `turnlog: a message of ${bytes} bytes is over the 33554432-byte limit of one frame and was not read (session/prompt, request id ${OVERSIZED_ID}); answered with an error\n`,
     )
+  })
+})
+
+describe("session/close", () => {
+  it("lets go of the session: another process can continue it while the agent keeps running", async () => {
+    const agent = startAgent([text("First answer.")], () => true)
+    const sessionId = await acp.client({ name: "test" })
+      .onNotification("session/update", () => undefined)
+      .connectWith(agent.stream, async (ctx) => {
+        await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+        const { sessionId } = await ctx.request("session/new", { cwd: agent.cwd, mcpServers: [] })
+        await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "first" }] })
+        await ctx.request("session/close", { sessionId })
+        const script = join(agent.home, "second.jsonl")
+        writeFileSync(script, `${text("Second answer.")}\n`)
+        const run = await turnlog(["run", "--session", sessionId, "second"], {
+          cwd: agent.cwd,
+          env: { TURNLOG_HOME: agent.home, TURNLOG_SCRIPTED_MODEL: script },
+        })
+        expect(run.stderr).not.toContain("open for writing")
+        expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: "Second answer.\n" })
+        expect(agent.child.exitCode).toBeNull()
+        return sessionId
+      })
+    agent.child.stdin!.end()
+    expect((await agent.exited).code).toBe(0)
+    expect(logOf(agent.home, sessionId).filter((e) => e.type === "turn/end")).toHaveLength(2)
   })
 })
