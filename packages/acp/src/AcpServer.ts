@@ -3,7 +3,9 @@
  * connection (stdio for `turnlog acp`). Requests are translated to `AgentLoop`
  * calls; what the loop streams goes back as `session/update` notifications
  * before the request that caused it is answered. A bad request gets a JSON-RPC
- * error and the connection keeps serving.
+ * error and the connection keeps serving. Besides prompts it serves the
+ * session surface an editor uses: list, load, resume, close, the model as a
+ * config option, standing permission answers and the `/doctor` command.
  */
 import { statSync } from "node:fs"
 import { isAbsolute } from "node:path"
@@ -16,6 +18,8 @@ import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
+import { describeRecovery } from "./internal/Recovery.js"
+import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
 import { PermissionBridge, type Rule } from "./PermissionBridge.js"
@@ -52,52 +56,8 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   authMethods: [],
 })
 
-/**
- * The stream with its outgoing writes counted; `written` resolves once every
- * frame handed to it so far — and any the connection sends in the turns of
- * the event loop just after (a handler's answer) — has been written.
- */
-const trackWrites = (stream: acp.Stream) => {
-  let pending = 0
-  const idle: Array<() => void> = []
-  const writer = stream.writable.getWriter()
-  const writable = new WritableStream<acp.AnyMessage>({
-    write: async (message) => {
-      pending++
-      try {
-        await writer.write(message)
-      } finally {
-        pending--
-        if (pending === 0) for (const resolve of idle.splice(0)) resolve()
-      }
-    },
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
-  })
-  const written = async () => {
-    // An answer is sent after its handler returns: let it reach the stream first.
-    await new Promise((resolve) => setImmediate(resolve))
-    if (pending > 0) await new Promise<void>((resolve) => idle.push(resolve))
-  }
-  return { stream: { readable: stream.readable, writable } satisfies acp.Stream, written }
-}
-
 const stderrLog = (line: string) => {
   process.stderr.write(`turnlog: ${line}\n`)
-}
-
-const describeRecovery = (id: string, recovery: SessionStore.Recovery): Array<string> => {
-  const lines: Array<string> = []
-  if (recovery.tornTail !== undefined) {
-    const where = recovery.tornTail.sidecar === undefined ? "" : `, kept in ${recovery.tornTail.sidecar}`
-    lines.push(
-      `session ${id}: a torn tail of ${recovery.tornTail.bytes} bytes at line ${recovery.tornTail.line} was cut off${where}`,
-    )
-  }
-  if (recovery.closedTurn !== undefined && recovery.closedTurn.length > 0) {
-    lines.push(`session ${id}: a turn left open by a stopped process was closed as interrupted`)
-  }
-  return lines
 }
 
 export const make = (options: Options) =>
