@@ -11,7 +11,7 @@ import { AgentLoop, Builtins } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
-import { AcpServer, PermissionBridge } from "@turnlog/acp"
+import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import { makeWire } from "./wire.js"
 
 /** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
@@ -56,9 +56,10 @@ export const start = (calls: ReadonlyArray<Call>) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
   dirs.push(cwd)
   const layer = AgentLoop.layer({ model: "scripted/test" }).pipe(
-    Layer.provide(Layer.mergeAll(scripted(calls), Builtins.layer(), PermissionBridge.layerPermissions)),
+    Layer.provide(Layer.mergeAll(scripted(calls), PermissionBridge.layerPermissions)),
+    Layer.provideMerge(CallIds.layerTools.pipe(Layer.provide(Builtins.layer()))),
     Layer.provideMerge(Memory.layerMemory),
-    Layer.provideMerge(PermissionBridge.layer),
+    Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
   )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime)

@@ -46,6 +46,7 @@ export const readFile = (options: Options = {}): Tools.Tool => {
     description: "Read a UTF-8 text file in the working directory.",
     parameters: Schema.Struct({ path: PathArg }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "read", title: (args) => `Read ${args.path}`, paths: (args) => [args.path] },
     prepare: (args, context) =>
       Effect.map(confine("read_file", context.cwd, args.path), (target) => ({
         run: Effect.tryPromise({
@@ -78,6 +79,7 @@ export const listFiles = (options: Options = {}): Tools.Tool => {
     description: "List the entries of a directory in the working directory (directories end with /).",
     parameters: Schema.Struct({ path: Schema.optionalWith(PathArg, { exact: true }) }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "search", title: (args) => `List ${args.path ?? "."}`, paths: (args) => [args.path ?? "."] },
     prepare: (args, context) =>
       Effect.map(confine("list_files", context.cwd, args.path ?? "."), (target) => ({
         run: Effect.tryPromise({
@@ -99,9 +101,10 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
     description: "Write a UTF-8 text file in the working directory, creating missing directories; replaces the file.",
     parameters: Schema.Struct({ path: PathArg, content: Schema.String }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "edit", title: (args) => `Write ${args.path}`, paths: (args) => [args.path] },
     prepare: (args, context) =>
       Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
-        permission: { kind: "write" as const, title: `Write ${target.relative}` },
+        permission: { kind: "write" as const },
         // Checked again when it runs: the tree may have changed while permission
         // was asked (a directory on the path swapped for a link out of it).
         run: Effect.flatMap(confine("write_file", context.cwd, args.path), (now): Effect.Effect<string, PathOutsideCwd | ToolFailed> =>
@@ -141,9 +144,10 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
         { exact: true },
       ),
     }),
+    display: { kind: "execute", title: (args) => `Run ${args.command}` },
     prepare: (args, context) =>
       Effect.succeed({
-        permission: { kind: "command" as const, title: `Run ${args.command}` },
+        permission: { kind: "command" as const },
         run: runCommand({
           command: args.command,
           cwd: context.cwd,

@@ -5,7 +5,7 @@
 import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import { AgentLoop, Builtins, type Permissions, type Tools } from "@turnlog/agent"
+import { AgentLoop, Builtins, Permissions, type Tools } from "@turnlog/agent"
 import { type LlmAdapter, Redacting, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
@@ -112,17 +112,41 @@ export const modelLayer = (
 export const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
   settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
 
+/**
+ * Who decides whether a tool call may write or run a command: everyone is
+ * allowed with `--allow-tools` or the config's `"permissions": "allow"`,
+ * nobody with `"deny"`, and otherwise `ask` decides — the terminal for `run`,
+ * the editor for `acp`.
+ */
+export const permissionsLayer = <R>(
+  settings: Settings,
+  ask: Layer.Layer<Permissions.Permissions, never, R>,
+  options: { readonly allowTools?: boolean } = {},
+): Layer.Layer<Permissions.Permissions, never, R> => {
+  if (options.allowTools === true) return Permissions.layerAllowAll
+  switch (settings.config.permissions) {
+    case "allow":
+      return Permissions.layerAllowAll
+    case "deny":
+      return Permissions.layerDenyAll
+    default:
+      return ask
+  }
+}
+
 export interface AgentOptions<R> {
   readonly settings: Settings
   readonly choice: Choice
   readonly permissions: Layer.Layer<Permissions.Permissions, never, R>
+  /** Default: the built-ins. */
+  readonly tools?: Layer.Layer<Tools.Tools, never, R>
   readonly maxTokens?: number
 }
 
-/** The agent loop over the real store, model and built-in tools; the store is exposed too. */
+/** The agent loop over the real store, model and tools; the store and the tools (for display) are exposed too. */
 export const agentLayer = <R = never>(
   options: AgentOptions<R>,
-): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore | Tools.Tools, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
   const loop = AgentLoop.layer({
@@ -136,9 +160,9 @@ export const agentLayer = <R = never>(
       Redacting.layer(Secrets.of(options.settings).redactor).pipe(
         Layer.provide(modelLayer(options.settings, options.choice)),
       ),
-      toolsLayer(options.settings),
       options.permissions,
     )),
+    Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
     Layer.provideMerge(storeLayer(options.settings)),
     Layer.provide(ReplayDiagnostics.layerStderr),
   )

@@ -64,6 +64,11 @@ export const EventData = {
     reason: TurnEndReason,
     failure: Schema.optionalWith(Failure, { exact: true }),
   }),
+  /** The user's standing answer for one tool in this session ("allow always", "reject always"). */
+  "permission/rule": Schema.Struct({
+    tool: Schema.String,
+    decision: Schema.Literal("allow", "deny"),
+  }),
 } as const
 
 export type EventType = keyof typeof EventData
@@ -82,6 +87,7 @@ export const AssistantMessage = eventOf("assistant/message")
 export const ToolCall = eventOf("tool/call")
 export const ToolResult = eventOf("tool/result")
 export const TurnEnd = eventOf("turn/end")
+export const PermissionRule = eventOf("permission/rule")
 
 export const SessionEvent = Schema.Union(
   TurnStart,
@@ -92,6 +98,7 @@ export const SessionEvent = Schema.Union(
   ToolCall,
   ToolResult,
   TurnEnd,
+  PermissionRule,
 )
 export type SessionEvent = typeof SessionEvent.Type
 

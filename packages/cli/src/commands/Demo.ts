@@ -7,11 +7,10 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
-import { AgentLoop, Permissions } from "@turnlog/agent"
+import { AgentLoop, Builtins, Permissions, Tools } from "@turnlog/agent"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
-import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
 import * as Keyless from "../Keyless.js"
@@ -57,7 +56,7 @@ const turn = (id: SessionId, prompt: string) =>
             return Effect.as(speak("thinking", update.text), reason)
           case "tool-call":
             return Effect.as(
-              say(`tool call: ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`),
+              say(`tool call: ${Tools.make(Builtins.tools()).display(update).title}`),
               reason,
             )
           case "tool-result":

@@ -5,10 +5,9 @@
  */
 import { join } from "node:path"
 import { Effect, type Layer, Option, Stream } from "effect"
-import { AgentLoop, Permissions } from "@turnlog/agent"
+import { AgentLoop, Permissions, Tools } from "@turnlog/agent"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
-import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
@@ -25,18 +24,6 @@ export interface RunOptions {
   readonly maxTokens: Option.Option<number>
   readonly allowTools: boolean
   readonly prompt: ReadonlyArray<string>
-}
-
-export const permissionsLayer = (settings: Settings, allowTools: boolean): Layer.Layer<Permissions.Permissions> => {
-  if (allowTools) return Permissions.layerAllowAll
-  switch (settings.config.permissions) {
-    case "allow":
-      return Permissions.layerAllowAll
-    case "deny":
-      return Permissions.layerDenyAll
-    default:
-      return TerminalPermissions.layer()
-  }
 }
 
 export const announce = (choice: ModelChoice.Choice): Effect.Effect<void> => {
@@ -120,6 +107,7 @@ export const run = (settings: Settings, options: RunOptions) =>
 
     const turn = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
+      const tools = yield* Tools.Tools
       const id = yield* sessionFor(options, choice.route)
       yield* note(`session ${id}`)
       let wroteText = false
@@ -145,7 +133,7 @@ export const run = (settings: Settings, options: RunOptions) =>
                 return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
               case "tool-call":
                 return Effect.as(
-                  Effect.zipRight(endLine, note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`)),
+                  Effect.zipRight(endLine, note(`tool ${tools.display(update).title}`)),
                   end,
                 )
               case "tool-result":
@@ -198,7 +186,7 @@ export const run = (settings: Settings, options: RunOptions) =>
       Effect.provide(Layers.agentLayer({
         settings,
         choice,
-        permissions: permissionsLayer(settings, options.allowTools),
+        permissions: Layers.permissionsLayer(settings, TerminalPermissions.layer(), { allowTools: options.allowTools }),
         ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
       })),
     )
