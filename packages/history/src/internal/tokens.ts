@@ -69,6 +69,16 @@ export interface EstimateOptions {
 
 type AssistantEvent = SessionLog.EventOf<"assistant/message">
 
+/** A conversation response met walking back: the estimate when it reported usage, else the characters counted so far with it. */
+const settle = (held: AssistantEvent, chars: number, limit: number | undefined): Estimate | number => {
+  const { message, usage } = held.data
+  if (usage !== undefined) {
+    const output = message.content.length > 0 ? usage.outputTokens : 0
+    return { tokens: contextTokens(usage) + output + tokensOfChars(chars), basis: "usage" }
+  }
+  return message.content.length > 0 ? chars + messageChars(message, limit) : chars
+}
+
 /**
  * The tokens of the next request of a session, from its log: the latest
  * conversation response's reported usage (its request plus its own output)
@@ -80,50 +90,43 @@ export const estimate = (events: ReadonlyArray<SessionLog.SessionEvent>, options
   const limit = options.toolResultLimitChars
   let chars = 0
   // Walking backwards an assistant message is seen before the request that
-  // produced it: it is held until that request says whether it is conversation.
+  // produced it: it is held until that request (or any other event) says
+  // whether it is conversation, and then settled.
   let held: AssistantEvent | undefined
-  const settle = (): Estimate | undefined => {
-    const event = held
-    held = undefined
-    if (event === undefined) return undefined
-    const { message, usage } = event.data
-    if (usage !== undefined) {
-      const output = message.content.length > 0 ? usage.outputTokens : 0
-      return { tokens: contextTokens(usage) + output + tokensOfChars(chars), basis: "usage" }
-    }
-    if (message.content.length > 0) chars += messageChars(message, limit)
-    return undefined
-  }
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
-    let found: Estimate | undefined
+    if (event.type === "assistant/chunk") continue
+    if (held !== undefined) {
+      const summaryRequest = event.type === "request/start" && event.data.purpose === "compaction"
+      if (!summaryRequest) {
+        const settled = settle(held, chars, limit)
+        if (typeof settled !== "number") return settled
+        chars = settled
+      }
+      held = undefined
+    }
     switch (event.type) {
-      case "assistant/chunk":
-        break
       case "assistant/message":
-        found = settle()
         held = event
-        break
-      case "request/start":
-        if (event.data.purpose === "compaction") held = undefined
-        else found = settle()
         break
       case "user/message":
       case "tool/result":
-        found = settle()
         chars += messageChars(event.data.message, limit)
         break
       case "context/compaction":
-        found = settle() ?? { tokens: event.data.tokensAfter + tokensOfChars(chars), basis: "compaction" }
-        break
+        return { tokens: event.data.tokensAfter + tokensOfChars(chars), basis: "compaction" }
+      case "request/start":
       case "turn/start":
       case "tool/call":
       case "turn/end":
       case "replay/degrade":
-        found = settle()
         break
     }
-    if (found !== undefined) return found
   }
-  return settle() ?? { tokens: tokensOfChars(chars) + (options.fixedTokens ?? 0), basis: "chars" }
+  if (held !== undefined) {
+    const settled = settle(held, chars, limit)
+    if (typeof settled !== "number") return settled
+    chars = settled
+  }
+  return { tokens: tokensOfChars(chars) + (options.fixedTokens ?? 0), basis: "chars" }
 }
