@@ -108,6 +108,13 @@ describe("Compaction.estimate", () => {
     expect(Compaction.estimate(log.events)).toEqual({ tokens: 4000, basis: "compaction" })
     log.reply(assistant("a2", text))
     expect(Compaction.estimate(log.events)).toEqual({ tokens: 4025, basis: "compaction" })
+    // a summary request whose compaction failed: the figure rests on the last conversation response
+    const failed = new Log().turn().say(user("u1", text))
+      .reply(assistant("a1", text), { inputTokens: 9000, outputTokens: 10 })
+      .turn().say(user("u2", text))
+      .summaryRequest("half", { inputTokens: 50_000, outputTokens: 500 })
+      .add({ type: "turn/end", data: { reason: "error" } })
+    expect(Compaction.estimate(failed.events)).toEqual({ tokens: 9010 + 25, basis: "usage" })
   })
 })
 
