@@ -10,7 +10,7 @@
  *   (e.g. `REPLAY_REJECTED` → `replay/degrade`, `CONTEXT_WINDOW_EXCEEDED` →
  *   compaction) writes its event and answers `retry` once.
  */
-import { Effect, Option, Schedule } from "effect"
+import { Chunk, Effect, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { History } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
@@ -37,12 +37,12 @@ const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) =>
   Effect.as(TurnContext.end(deps, reason, failure), ENDED)
 
 /** The request as the log stands now: the whole history, the session's tools and settings. */
-const request = (deps: Deps, history: Iterable<SessionLog.SessionEvent>): LlmAdapter.LlmRequest => {
+const request = (deps: Deps, history: Chunk.Chunk<SessionLog.SessionEvent>): LlmAdapter.LlmRequest => {
   const { config, journal } = deps
   return {
     provider: journal.route.provider,
     model: journal.route.model,
-    messages: History.fromEvents(history),
+    messages: History.fromEvents(Chunk.toReadonlyArray(history)),
     sessionId: journal.id,
     ...(config.system !== undefined ? { system: config.system } : {}),
     ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
