@@ -13,7 +13,7 @@
  * every other rule (recovery of an open turn, refusing unknown or damaged
  * events, the seq check) is the shared store logic's or the same as JSONL's.
  */
-import { mkdirSync } from "node:fs"
+import { mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -23,6 +23,7 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
 import { drop, hold, isLive, newToken } from "./internal/Liveness.js"
+import { transaction } from "./internal/SqliteTransaction.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import {
   SessionCorrupt,
@@ -100,7 +101,9 @@ const countTurns = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
 export const makeSqlite = (options: SqliteOptions) =>
   Effect.gen(function*() {
     const file = join(options.home, "sessions.db")
-    const io = (operation: string) => (cause: SqlError) => new StoreIOError({ path: file, operation, cause })
+    // The driver's own words ("database or disk is full"), not the client's "Failed to execute statement".
+    const io = (operation: string) => (error: SqlError) =>
+      new StoreIOError({ path: file, operation, cause: error.cause instanceof Error ? error.cause : error })
     yield* Effect.try({
       try: () => mkdirSync(options.home, { recursive: true }),
       catch: (cause) => new StoreIOError({ path: options.home, operation: "create directory", cause }),
@@ -109,6 +112,24 @@ export const makeSqlite = (options: SqliteOptions) =>
       Effect.provide(Reactivity.layer),
       Effect.catchAllDefect((cause) => new StoreIOError({ path: file, operation: "open", cause })),
     )
+    const inTransaction = transaction(sql)
+    // SQLite keeps writing to a database file that was removed (or replaced)
+    // while it is open, and nobody can read those writes back: each write
+    // first checks that the file it opened is still the one at its path.
+    const opened = yield* Effect.try({
+      try: () => statSync(file),
+      catch: (cause) => new StoreIOError({ path: file, operation: "open", cause }),
+    })
+    const stillThere = (operation: string) =>
+      Effect.try({
+        try: () => {
+          const now = statSync(file, { throwIfNoEntry: false })
+          if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
+            throw new Error("the database file was removed or replaced while the store had it open, so nothing was written")
+          }
+        },
+        catch: (cause) => new StoreIOError({ path: file, operation, cause }),
+      })
 
     yield* Effect.gen(function*() {
       yield* sql`PRAGMA synchronous = FULL`
@@ -120,7 +141,7 @@ export const makeSqlite = (options: SqliteOptions) =>
         return yield* new UnsupportedVersion({ file, found, supported: SCHEMA_VERSION, subject: "database schema" })
       }
       if (found < SCHEMA_VERSION) {
-        yield* sql.withTransaction(Effect.gen(function*() {
+        yield* inTransaction(Effect.gen(function*() {
           for (const statement of SCHEMA) yield* sql.unsafe(statement)
           yield* sql.unsafe(`PRAGMA user_version = ${SCHEMA_VERSION}`)
         }))
@@ -245,8 +266,9 @@ export const makeSqlite = (options: SqliteOptions) =>
       // One transaction when more than one statement writes; a failure rolls all of them back.
       const effect = row === undefined && events.length <= INSERT_ROWS
         ? insertEvents(id, events)
-        : sql.withTransaction(Effect.zipRight(row ?? Effect.void, insertEvents(id, events)))
-      return effect.pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io(first ? "create" : "append to")(e))))
+        : inTransaction(Effect.zipRight(row ?? Effect.void, insertEvents(id, events)))
+      const operation = first ? "create" : "append to"
+      return Effect.zipRight(stillThere(operation), effect).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io(operation)(e))))
     }
 
     const decodeRow = (id: SessionId, row: EventRow, expected: number): SessionLog.SessionEvent => {

@@ -84,6 +84,13 @@ export class ForeignWrite extends Error {
   }
 }
 
+/** The log was unlinked while its writer held it open: appending would write to a file nobody can read. */
+export class Vanished extends Error {
+  constructor() {
+    super("the log was removed while the session was open for writing, so nothing was appended")
+  }
+}
+
 /** Syncs the directory of a published log (so its name survives a crash) and opens it for appending. */
 export const completePublish = (io: FileIo, file: string, size: number): OpenLog => {
   syncDirectory(io, dirname(file))
@@ -107,6 +114,8 @@ export const openLog = (io: FileIo, file: string, scanned: number): OpenLog => {
  * damage followed by committed events, so a failed cut is retried first.
  */
 export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<SessionLog.SessionEvent>): void => {
+  const stat = io.fstatSync(log.fd)
+  if (stat.nlink === 0) throw new Vanished()
   if (log.dirty) {
     io.ftruncateSync(log.fd, log.size)
     log.dirty = false
@@ -114,8 +123,7 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     // Bytes this process did not write: another writer holds the session too
     // (a lease lost in a race, a copy of the home). Appending would repeat its
     // seqs and leave a log nobody can read; refusing keeps what it wrote.
-    const size = io.fstatSync(log.fd).size
-    if (size !== log.size) throw new ForeignWrite(size, log.size)
+    if (stat.size !== log.size) throw new ForeignWrite(stat.size, log.size)
   }
   const bytes = Buffer.from(serialize(events))
   try {
