@@ -10,7 +10,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
-import type { StoreError } from "./StoreError.js"
+import type { Holder, StoreError } from "./StoreError.js"
 
 export interface SessionSummary {
   readonly id: SessionId
@@ -49,8 +49,8 @@ export interface Recovery {
    */
   readonly openTurn?: {
     readonly seq: number
-    /** The process that holds the session for writing, when one is alive: the turn is in flight there. */
-    readonly writer?: number
+    /** The live process holding the session's lease, if any: the turn is in flight there. */
+    readonly holder?: Holder
   }
 }
 
@@ -90,7 +90,6 @@ export interface Service {
    * (it flushes its own buffer of that session first).
    */
   readonly read: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
-  /** Sessions with at least one event, most recently updated first. */
   /**
    * The stored sessions that have events, most recently updated first, and the
    * ones that cannot be read (a damaged header, a newer version), each with

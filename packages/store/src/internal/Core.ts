@@ -9,7 +9,8 @@ import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
-import { type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { self } from "./Liveness.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
 export interface Loaded {
@@ -35,14 +36,14 @@ export interface Writer {
 }
 
 export interface Backend {
-  /** Takes the exclusive lease of a session (`SessionLocked` if a live process holds it). */
+  /** Takes the exclusive lease of a session (`SessionLocked`, naming the holder, if a live process holds it). */
   readonly acquire: (id: SessionId) => Effect.Effect<Writer, StoreError>
   /** Loads a session; `repair` cuts a torn tail (keeping its bytes), otherwise it is only reported. */
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
   /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
   readonly list: () => Effect.Effect<SessionList, StoreError>
-  /** The pid of a live process (not this store) holding the session's lease, if any. */
-  readonly writerOf?: (id: SessionId) => Effect.Effect<number | undefined, StoreError>
+  /** The live process (not this store) holding the session's lease, if any. */
+  readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
 }
 
 interface Held {
@@ -58,14 +59,14 @@ const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEven
   ...(closed.length > 0 ? { closedTurn: closed } : {}),
 })
 
-/** What `read` found, without changing anything; `writer`, the live process holding the session, if any. */
-const foundBy = (loaded: Loaded, writer?: number): LoadedSession => {
+/** What `read` found, without changing anything; `holder`, the live process holding the session, if any. */
+const foundBy = (loaded: Loaded, holder?: Holder): LoadedSession => {
   const start = openTurnStart(loaded.events)
   const openTurn = start < 0
     ? undefined
-    : writer === undefined
+    : holder === undefined
     ? { seq: loaded.events[start]!.seq }
-    : { seq: loaded.events[start]!.seq, writer }
+    : { seq: loaded.events[start]!.seq, holder }
   return {
     header: loaded.header,
     events: loaded.events,
@@ -128,7 +129,7 @@ export const makeCore = (backend: Backend) =>
     const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
       Effect.flatMap(flushHeld(session), () =>
         session.materialised
-          ? Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, process.pid))
+          ? Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self()))
           : Effect.succeed({ header: session.header, events: [], recovery: {} }))
 
     const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
@@ -207,9 +208,9 @@ export const makeCore = (backend: Backend) =>
           if (session !== undefined) return readHeld(id, session)
           return Effect.flatMap(backend.load(id, false), (loaded) =>
             // An open turn is in flight if a live process holds the session, else a dead one left it.
-            openTurnStart(loaded.events) < 0 || backend.writerOf === undefined
+            openTurnStart(loaded.events) < 0 || backend.holderOf === undefined
               ? Effect.succeed(foundBy(loaded))
-              : Effect.map(backend.writerOf(id), (writer) => foundBy(loaded, writer)))
+              : Effect.map(backend.holderOf(id), (holder) => foundBy(loaded, holder)))
         })),
 
       list: () =>

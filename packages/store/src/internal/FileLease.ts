@@ -1,6 +1,6 @@
 /**
  * One writer per session across processes, with a lock file beside the log:
- * `<id>.lock` holds the holder's pid and a random token. It is published with
+ * `<id>.lock` holds the holder's host, pid and a random token. It is published with
  * a hard link (which fails if the file exists), so two processes cannot both
  * take a free lease. A lease whose holder process no longer exists is taken
  * over: the stale file is moved aside, checked to still be the dead holder's
@@ -8,19 +8,15 @@
  */
 import { randomUUID } from "node:crypto"
 import { errorCode, type FileIo, writeAll } from "./FileIo.js"
-import { drop, hold, isLive, newToken } from "./Liveness.js"
-
-interface Holder {
-  readonly pid: number
-  readonly token: string
-}
+import type { Holder } from "../StoreError.js"
+import { drop, hold, holderOf, isLive, type Lease, newToken, thisHost } from "./Liveness.js"
 
 export type Acquired = { readonly _tag: "Acquired"; readonly release: () => void } | {
   readonly _tag: "Locked"
-  readonly pid: number
+  readonly holder: Holder
 }
 
-const readHolder = (io: FileIo, file: string): Holder | undefined => {
+const readHolder = (io: FileIo, file: string): Lease | undefined => {
   let text: string
   try {
     text = io.readFileSync(file, "utf8")
@@ -28,29 +24,35 @@ const readHolder = (io: FileIo, file: string): Holder | undefined => {
     if (errorCode(error) === "ENOENT") return undefined
     throw error
   }
+  let value: unknown
   try {
-    const value = JSON.parse(text) as Partial<Holder>
-    if (typeof value.pid === "number" && typeof value.token === "string") return { pid: value.pid, token: value.token }
+    value = JSON.parse(text)
   } catch {
     // An unreadable lock file has no live holder to protect.
+    return { host: "", pid: 0, token: "" }
   }
-  return { pid: 0, token: "" }
+  if (typeof value !== "object" || value === null) return { host: "", pid: 0, token: "" }
+  const { host, pid, token } = value as Record<string, unknown>
+  return typeof pid === "number" && typeof token === "string"
+    ? { host: typeof host === "string" ? host : "", pid, token }
+    : { host: "", pid: 0, token: "" }
 }
 
-/** The pid of the live process holding the lease in `file`, if any (never this process's own lease). */
-export const liveHolder = (io: FileIo, file: string): number | undefined => {
+/** The live process holding the lease in `file`, if any (never this process's own lease). */
+export const liveHolder = (io: FileIo, file: string): Holder | undefined => {
   const holder = readHolder(io, file)
-  return holder !== undefined && isLive(holder) ? holder.pid : undefined
+  return holder !== undefined && isLive(holder) ? holderOf(holder) : undefined
 }
 
-const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
+const sameHolder = (a: Lease | undefined, b: Lease) =>
+  a !== undefined && a.host === b.host && a.pid === b.pid && a.token === b.token
 
 export const acquire = (io: FileIo, file: string): Acquired => {
   const token = newToken()
   const temp = `${file}.${process.pid}-${token.slice(0, 8)}.tmp`
   const fd = io.openSync(temp, "wx")
   try {
-    writeAll(io, fd, Buffer.from(JSON.stringify({ pid: process.pid, token } satisfies Holder)))
+    writeAll(io, fd, Buffer.from(JSON.stringify({ host: thisHost, pid: process.pid, token } satisfies Lease)))
   } finally {
     io.closeSync(fd)
   }
@@ -65,11 +67,11 @@ export const acquire = (io: FileIo, file: string): Acquired => {
       }
       const holder = readHolder(io, file)
       if (holder === undefined) continue
-      if (isLive(holder)) return { _tag: "Locked", pid: holder.pid }
+      if (isLive(holder)) return { _tag: "Locked", holder: holderOf(holder) }
       takeOver(io, file, holder)
     }
     const holder = readHolder(io, file)
-    return { _tag: "Locked", pid: holder?.pid ?? 0 }
+    return { _tag: "Locked", holder: holder === undefined ? { host: thisHost, pid: 0 } : holderOf(holder) }
   } finally {
     try {
       io.unlinkSync(temp)
@@ -79,7 +81,7 @@ export const acquire = (io: FileIo, file: string): Acquired => {
   }
 }
 
-const takeOver = (io: FileIo, file: string, dead: Holder): void => {
+const takeOver = (io: FileIo, file: string, dead: Lease): void => {
   const aside = `${file}.stale-${process.pid}-${randomUUID().slice(0, 8)}`
   try {
     io.renameSync(file, aside)

@@ -1,6 +1,7 @@
 // The behaviour every SessionStore layer must share. Each layer's test file
 // calls `conformance` with a harness; the same assertions run against all three.
 import { describe, expect, it } from "@effect/vitest"
+import { hostname } from "node:os"
 import { Context, Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import {
@@ -299,7 +300,8 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
             yield* withStore(h, (second) =>
               Effect.gen(function*() {
                 const locked = yield* Effect.flip(second.open(id))
-                expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: process.pid })
+                expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { host: hostname(), pid: process.pid } })
+                expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${process.pid}`)
                 expect(yield* Effect.flip(second.append(id, [chunkEvent(2)]))).toMatchObject({ _tag: "SessionLocked" })
                 // Reading needs no lease.
                 expect(seqs((yield* second.read(id)).events)).toStrictEqual([1])
