@@ -5,6 +5,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
@@ -112,5 +113,38 @@ describe("lease holders and pid reuse", () => {
         rmSync(home, { recursive: true, force: true })
       }
     })
+  })
+})
+
+describe.each(["jsonl", "sqlite"] as const)("%s: a holder that is a zombie", (kind) => {
+  it("is dead: killed while its parent does not reap it, its lease is taken over", async () => {
+    const home = mkdtempSync(join(tmpdir(), `turnlog-zombie-${kind}-`))
+    const h: Harness = { store: StoreLayer.layer({ kind, home }) }
+    // The holder runs in the background of a shell that then becomes `sleep`,
+    // which never waits for it: once killed, it stays a zombie.
+    const child = [process.execPath, "--import", "tsx", fileURLToPath(new URL("./support/child.ts", import.meta.url))]
+    let parent: ReturnType<typeof spawn> | undefined
+    try {
+      const id = await sessionWithOpenTurn(h)
+      parent = spawn("sh", ["-c", `"$@" & exec sleep 600`, "sh", ...child, "hold", kind, home, id], {
+        stdio: ["ignore", "pipe", "inherit"],
+      })
+      await new Promise<void>((resolve, reject) => {
+        parent!.stdout!.setEncoding("utf8").on("data", (text: string) => text.includes("held") && resolve())
+        parent!.once("exit", () => reject(new Error("the holder's parent ended first")))
+      })
+      const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
+      if (locked._tag !== "SessionLocked") throw new Error(`expected SessionLocked, got ${locked.message}`)
+      const pid = locked.holder.pid
+      process.kill(pid, "SIGKILL")
+      const state = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0]
+      while (state() !== "Z") await new Promise((resolve) => setTimeout(resolve, 10))
+      const opened = await Effect.runPromise(withStore(h, (store) => store.open(id)))
+      expect(opened.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message", "turn/end"])
+      expect(state()).toBe("Z")
+    } finally {
+      parent?.kill("SIGKILL")
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 })

@@ -2,11 +2,11 @@
  * One writer per session across processes, with a lock file beside the log:
  * `<id>.lock` holds the holder's host, pid and a random token. It is published with
  * a hard link (which fails if the file exists), so two processes cannot both
- * take a free lease. A lease whose holder process no longer exists is taken
- * over: the stale file is moved aside, checked to still be the dead holder's
- * (a racing taker may have replaced it; then it is put back), and removed.
+ * take a free lease. A lease whose holder process no longer exists (or is a
+ * zombie) is taken over by the one process that claims it, with a rename
+ * over it (see `takeOver`), so several takers at once leave one holder.
  */
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { errorCode, type FileIo, writeAll } from "./FileIo.js"
 import type { Holder } from "../StoreError.js"
 import { drop, hold, holderOf, isLive, type Lease, newToken, thisHost } from "./Liveness.js"
@@ -47,59 +47,106 @@ export const liveHolder = (io: FileIo, file: string): Holder | undefined => {
 const sameHolder = (a: Lease | undefined, b: Lease) =>
   a !== undefined && a.host === b.host && a.pid === b.pid && a.token === b.token
 
-export const acquire = (io: FileIo, file: string): Acquired => {
-  const token = newToken()
-  const temp = `${file}.${process.pid}-${token.slice(0, 8)}.tmp`
-  const fd = io.openSync(temp, "wx")
+const removeQuietly = (io: FileIo, path: string): void => {
   try {
-    writeAll(io, fd, Buffer.from(JSON.stringify({ host: thisHost, pid: process.pid, token } satisfies Lease)))
-  } finally {
-    io.closeSync(fd)
-  }
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        io.linkSync(temp, file)
-        hold(token)
-        return { _tag: "Acquired", release: () => release(io, file, token) }
-      } catch (error) {
-        if (errorCode(error) !== "EEXIST") throw error
-      }
-      const holder = readHolder(io, file)
-      if (holder === undefined) continue
-      if (isLive(holder)) return { _tag: "Locked", holder: holderOf(holder) }
-      takeOver(io, file, holder)
-    }
-    const holder = readHolder(io, file)
-    return { _tag: "Locked", holder: holder === undefined ? { host: thisHost, pid: 0 } : holderOf(holder) }
-  } finally {
-    try {
-      io.unlinkSync(temp)
-    } catch {
-      // Nothing to clean.
-    }
+    io.unlinkSync(path)
+  } catch {
+    // Already gone or never made: nothing to clean.
   }
 }
 
-const takeOver = (io: FileIo, file: string, dead: Lease): void => {
-  const aside = `${file}.stale-${process.pid}-${randomUUID().slice(0, 8)}`
+/** Writes `lease` to a fresh temporary file beside `file`, removed again if writing it fails. */
+const writeTemp = (io: FileIo, file: string, lease: Lease): string => {
+  const temp = `${file}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`
+  const fd = io.openSync(temp, "wx")
   try {
-    io.renameSync(file, aside)
+    try {
+      writeAll(io, fd, Buffer.from(JSON.stringify(lease)))
+    } finally {
+      io.closeSync(fd)
+    }
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return
+    // A full disk must not leave an empty temporary per attempt.
+    removeQuietly(io, temp)
     throw error
   }
-  if (sameHolder(readHolder(io, aside), dead)) {
-    io.unlinkSync(aside)
-    return
-  }
-  // Someone took the lease between our read and our move: give it back.
+  return temp
+}
+
+/** A pause while another process finishes taking a lease over. */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/** The claim on taking over one particular lease: a name only that lease gives. */
+const claimOf = (file: string, lease: Lease): string =>
+  `${file}.takeover-${createHash("sha256").update(`${lease.host}\0${lease.pid}\0${lease.token}`).digest("hex").slice(0, 16)}`
+
+/**
+ * Replaces the dead holder's lease in `file` with `mine`; false if another
+ * process is doing it (or did). Only the process that creates the claim on
+ * this very lease (a link, which fails if the claim exists) replaces it, and
+ * it replaces it with a rename: `file` never goes missing, so nobody links a
+ * fresh lease in meanwhile and no second taker moves ours aside. A claim
+ * left by a taker that died is a dead lease itself, taken over the same way.
+ */
+const takeOver = (io: FileIo, file: string, dead: Lease, mine: Lease, depth = 0): boolean => {
+  const claim = claimOf(file, dead)
+  const temp = writeTemp(io, file, mine)
   try {
-    io.linkSync(aside, file)
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") throw error
+    try {
+      io.linkSync(temp, claim)
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error
+      const claimant = readHolder(io, claim)
+      if (claimant === undefined || isLive(claimant) || depth >= 2) return false
+      if (!takeOver(io, claim, claimant, mine, depth + 1)) return false
+    }
+    try {
+      if (!sameHolder(readHolder(io, file), dead)) return false
+      io.renameSync(temp, file)
+      return true
+    } finally {
+      removeQuietly(io, claim)
+    }
+  } finally {
+    removeQuietly(io, temp)
   }
-  io.unlinkSync(aside)
+}
+
+export const acquire = (io: FileIo, file: string): Acquired => {
+  const token = newToken()
+  const mine: Lease = { host: thisHost, pid: process.pid, token }
+  // Held from the start, so another store of this process judging our claim sees it live.
+  hold(token)
+  let acquired = false
+  try {
+    const temp = writeTemp(io, file, mine)
+    try {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        try {
+          io.linkSync(temp, file)
+          acquired = true
+        } catch (error) {
+          if (errorCode(error) !== "EEXIST") throw error
+        }
+        if (acquired) return { _tag: "Acquired", release: () => release(io, file, token) }
+        const holder = readHolder(io, file)
+        if (holder === undefined) continue
+        if (isLive(holder)) return { _tag: "Locked", holder: holderOf(holder) }
+        acquired = takeOver(io, file, holder, mine)
+        if (acquired) return { _tag: "Acquired", release: () => release(io, file, token) }
+        // Another process is taking it over: its lease shows up in a moment.
+        pause(1)
+      }
+      const holder = readHolder(io, file)
+      return { _tag: "Locked", holder: holder === undefined ? { host: thisHost, pid: 0 } : holderOf(holder) }
+    } finally {
+      removeQuietly(io, temp)
+    }
+  } finally {
+    if (!acquired) drop(token)
+  }
 }
 
 const release = (io: FileIo, file: string, token: string): void => {
