@@ -16,7 +16,7 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
 import { SummaryBuilder } from "../Summary.js"
 import type { SessionSummary } from "../SessionStore.js"
-import { decodeLine } from "./EventLine.js"
+import { decodeLine, oneSentence } from "./EventLine.js"
 import { errorCode, type FileIo } from "./FileIo.js"
 import { LineReader } from "./LineReader.js"
 
@@ -54,13 +54,21 @@ export const parseHeader = (
     return Either.left(new UnsupportedVersion({ file, found: version, supported: SessionLog.LOG_VERSION }))
   }
   let header: ReturnType<typeof SessionLog.decodeHeader>
+  let why: string
   try {
     header = SessionLog.decodeHeader(value)
+    why = Either.isLeft(header) ? oneSentence(header.left) : ""
   } catch {
     // The schema's message formatter can throw on hostile values.
     return corrupt("not a session header")
   }
-  if (Either.isLeft(header)) return corrupt(`not a session header: ${header.left.message}`)
+  if (Either.isLeft(header)) {
+    return corrupt(
+      typeof value === "object" && value !== null && (value as { type?: unknown }).type !== "session"
+        ? `the first line is not a session header (${why})`
+        : `not a valid session header: ${why}`,
+    )
+  }
   if (header.right.id !== id) return corrupt(`the header names session ${header.right.id}`)
   return Either.right(header.right)
 }
