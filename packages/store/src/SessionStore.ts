@@ -62,10 +62,11 @@ export interface LoadedSession {
 
 export interface Service {
   /**
-   * A new session id; nothing is written until the first append. Takes the lease.
-   * `id` gives the new session a chosen id — one that was handed out by `create`
-   * and never written (its first write failed, say); an id this store holds, or
-   * one that is stored, is refused.
+   * A new session, durable when this returns: its header is written and
+   * synced, so another process can `open` or `read` it before any event (it
+   * is not listed until it has one). Takes the lease. `id` gives the new
+   * session a chosen id; an id this store holds, or one that is stored, is
+   * refused.
    */
   readonly create: (options: {
     readonly cwd: string

@@ -51,7 +51,6 @@ interface Held {
   readonly writer: Writer
   nextSeq: number
   pending: Array<SessionLog.SessionEvent>
-  materialised: boolean
 }
 
 const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEvent>): Recovery => ({
@@ -91,12 +90,11 @@ export const makeCore = (backend: Backend) =>
     const flushHeld = (session: Held): Effect.Effect<void, StoreError> => {
       if (session.pending.length === 0) return Effect.void
       const batch = session.pending
-      return session.writer.write(session.header, batch, !session.materialised).pipe(
+      return session.writer.write(session.header, batch, false).pipe(
         // Only a successful write takes the batch out of the buffer: a retry sends it again.
         Effect.tap(() =>
           Effect.sync(() => {
             session.pending = session.pending.length === batch.length ? [] : session.pending.slice(batch.length)
-            session.materialised = true
           })
         ),
       )
@@ -115,7 +113,6 @@ export const makeCore = (backend: Backend) =>
             writer,
             nextSeq: last === undefined ? 1 : last.seq + 1,
             pending: [],
-            materialised: true,
           })
           return {
             header: loaded.header,
@@ -127,10 +124,7 @@ export const makeCore = (backend: Backend) =>
 
     // Events appended by this store are part of what it reads back.
     const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
-      Effect.flatMap(flushHeld(session), () =>
-        session.materialised
-          ? Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self()))
-          : Effect.succeed({ header: session.header, events: [], recovery: {} }))
+      Effect.flatMap(flushHeld(session), () => Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self())))
 
     const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
       flushHeld(session).pipe(
@@ -165,7 +159,10 @@ export const makeCore = (backend: Backend) =>
             cwd: options.cwd,
             ...(options.title !== undefined ? { title: options.title } : {}),
           }
-          held.set(id, { header, writer, nextSeq: 1, pending: [], materialised: false })
+          // Durable before the id is handed out: another process (a new ACP
+          // client loading the session) can open it before any turn is written.
+          yield* writer.write(header, [], true).pipe(Effect.onError(() => writer.release))
+          held.set(id, { header, writer, nextSeq: 1, pending: [] })
           return id
         })),
 
