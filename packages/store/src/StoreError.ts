@@ -12,12 +12,18 @@ export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
   }
 }
 
+/** The process holding a session's lease: the machine it runs on and its pid there. */
+export interface Holder {
+  readonly host: string
+  readonly pid: number
+}
+
 export class SessionLocked extends Data.TaggedError("SessionLocked")<{
   readonly sessionId: string
-  readonly pid: number
+  readonly holder: Holder
 }> {
   override get message() {
-    return `session ${this.sessionId} is open for writing by process ${this.pid}`
+    return `session ${this.sessionId} is open for writing on host ${this.holder.host} by process ${this.holder.pid}`
   }
 }
 
@@ -92,8 +98,3 @@ export type StoreError =
   | UnsupportedVersion
   | UnknownEvent
   | StoreIOError
-
-export const isStoreError = (error: unknown): error is StoreError =>
-  error instanceof SessionNotFound || error instanceof SessionLocked || error instanceof StaleWriter ||
-  error instanceof SessionCorrupt || error instanceof UnsupportedVersion || error instanceof UnknownEvent ||
-  error instanceof StoreIOError

@@ -1,17 +1,15 @@
 /**
- * Every store layer in one place, and the selector the command line uses to
- * build the configured one. JSONL is the embedded default.
+ * The selector the command line uses to build the configured store. Each
+ * layer has one name, in its own module: `Jsonl.layerJsonl` (the embedded
+ * default), `Sqlite.layerSqlite`, `Memory.layerMemory`.
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
 import type { Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
-import { layerMemory, layerMemoryWith } from "./Memory.js"
 import type { SessionStore } from "./SessionStore.js"
 import { layerSqlite } from "./Sqlite.js"
 import type { StoreError } from "./StoreError.js"
-
-export { layerJsonl, layerMemory, layerMemoryWith, layerSqlite }
 
 export type StoreKind = "jsonl" | "sqlite"
 

@@ -66,7 +66,7 @@ export const diagnose = (session: SessionStore.LoadedSession): SessionReport => 
     messages,
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     openTurn: OpenTurn.openTurnStart(session.events) >= 0,
-    ...(session.recovery.openTurn?.writer === undefined ? {} : { writer: session.recovery.openTurn.writer }),
+    ...(session.recovery.openTurn?.holder === undefined ? {} : { writer: session.recovery.openTurn.holder.pid }),
   }
 }
 
