@@ -9,9 +9,11 @@ import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
 import { AgentLoop } from "@turnlog/agent"
+import { McpServers } from "@turnlog/mcp"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import * as Errors from "./Errors.js"
+import * as SessionMcp from "./SessionMcp.js"
 import { PermissionBridge } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
@@ -31,6 +33,7 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   agentCapabilities: {
     loadSession: true,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    mcpCapabilities: { http: true, sse: true },
   },
   authMethods: [],
 })
@@ -65,6 +68,7 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const bridge = yield* PermissionBridge
+    const mcp = yield* Effect.serviceOption(McpServers.McpServers)
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
@@ -93,6 +97,7 @@ export const make = (options: Options) =>
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
     const app = (): { readonly app: acp.AgentApp; readonly drained: () => Promise<void> } => {
       const sessions = new Map<string, string>() // id → the session's cwd
+      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log })
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
@@ -128,10 +133,10 @@ export const make = (options: Options) =>
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
           requireAbsolute(params.cwd)
-          const id = await run(
-            loop.createSession({ cwd: params.cwd }).pipe(Effect.mapError(Errors.fromAgentError)),
-          )
-          reportMcp(params.mcpServers)
+          const servers = await mcpServers.start(params.mcpServers, params.cwd)
+          const id = await servers.use((tools) =>
+            run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))), (id) => id)
+          if (Option.isNone(mcp)) reportMcp(params.mcpServers)
           sessions.set(id, params.cwd)
           await run(bridge.attach(id, client))
           return { sessionId: id }
@@ -139,10 +144,11 @@ export const make = (options: Options) =>
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
           requireAbsolute(params.cwd)
           if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-          const loaded = await run(
-            loop.load(SessionId.make(params.sessionId)).pipe(Effect.mapError(Errors.fromAgentError)),
-          )
-          reportMcp(params.mcpServers)
+          const servers = await mcpServers.start(params.mcpServers, params.cwd)
+          const loaded = await servers.use((tools) =>
+            run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))), () =>
+            params.sessionId)
+          if (Option.isNone(mcp)) reportMcp(params.mcpServers)
           for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
           const cwd = loaded.header.cwd
           if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
@@ -163,6 +169,7 @@ export const make = (options: Options) =>
           if (inFlight.has(id)) throw Errors.busy(id)
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
+          for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
           // A request cancelled by the client (or a closed connection) cancels the turn,
           // which then ends durably as cancelled.
           const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
@@ -190,6 +197,7 @@ export const make = (options: Options) =>
 
       const drained = async () => {
         await Promise.all([...inFlight.values()])
+        await mcpServers.closeAll()
         await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }
       return { app: agentApp, drained }
