@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { ServerConfig } from "@turnlog/mcp"
 import { UsageError } from "./CliError.js"
 
 export type StoreKind = "jsonl" | "sqlite"
@@ -49,6 +50,8 @@ export const ConfigFile = Schema.Struct({
   permissions: Schema.optionalWith(Permissions, { exact: true }),
   /** A scripted model file (JSONL, one call per line) to run instead of a provider; relative to the config file. */
   scriptedModel: Schema.optionalWith(Schema.String, { exact: true }),
+  /** MCP servers whose tools `run` sessions get, in the Agent Client Protocol's shape. */
+  mcpServers: Schema.optionalWith(ServerConfig.Servers, { exact: true }),
 })
 export type ConfigFile = typeof ConfigFile.Type
 
@@ -88,7 +91,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({
         message: `config file ${file}: ${
           ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel)`,
+        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, mcpServers)`,
       })
     ),
   )

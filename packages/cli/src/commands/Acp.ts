@@ -6,6 +6,7 @@
 import { Effect, Layer, Option } from "effect"
 import { Permissions } from "@turnlog/agent"
 import { AcpServer, PermissionBridge, Stdio } from "@turnlog/acp"
+import { McpServers } from "@turnlog/mcp"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import type { Settings } from "../Settings.js"
@@ -29,6 +30,8 @@ export const acp = (settings: Settings) =>
     yield* announce(choice)
     const layer = Layers.agentLayer({ settings, choice, permissions: permissionsLayer(settings) }).pipe(
       Layer.provideMerge(PermissionBridge.layer),
+      // The editor's MCP servers, per session; any still running stop with the command.
+      Layer.provideMerge(McpServers.layer({ clientVersion: VERSION })),
     )
     yield* Effect.flatMap(AcpServer.make({ version: VERSION }), (server) => server.serve(Stdio.stream())).pipe(
       Effect.provide(layer),

@@ -4,7 +4,8 @@
  * 0 when the turn completes or stops at max tokens, 1 when it fails.
  */
 import { Effect, type Layer, Option, Stream } from "effect"
-import { AgentLoop, Permissions } from "@turnlog/agent"
+import { AgentLoop, Permissions, type Tools } from "@turnlog/agent"
+import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as Updates from "@turnlog/acp/Updates"
@@ -15,6 +16,7 @@ import { note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
+import { VERSION } from "../Version.js"
 
 export interface RunOptions {
   readonly model: Option.Option<string>
@@ -54,7 +56,7 @@ const firstLine = (text: string, max = 160): string => {
 }
 
 /** Picks the session: the one named, the latest in this directory, or a new one. */
-const sessionFor = (options: RunOptions, route: string) =>
+const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Tools.Tool>) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore
@@ -75,8 +77,8 @@ const sessionFor = (options: RunOptions, route: string) =>
       }
       id = latest.id
     }
-    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route })
-    const loaded = yield* loop.load(id, { model: route })
+    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+    const loaded = yield* loop.load(id, { model: route, tools })
     if (loaded.recovery.tornTail !== undefined) {
       yield* note(`session ${id}: a torn tail of ${loaded.recovery.tornTail.bytes} bytes was cut off and kept aside`)
     }
@@ -101,7 +103,10 @@ export const run = (settings: Settings, options: RunOptions) =>
 
     const turn = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
-      const id = yield* sessionFor(options, choice.route)
+      // The config's MCP servers, for this run; a server that cannot start is noted and left out.
+      const mcp = yield* McpServers.McpServers
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
+      const id = yield* sessionFor(options, choice.route, tools)
       yield* note(`session ${id}`)
       let wroteText = false
       let endsWithNewline = true
@@ -173,7 +178,7 @@ export const run = (settings: Settings, options: RunOptions) =>
         case "max-steps":
           return yield* new CommandFailed({ message: "the turn stopped after the maximum number of steps" })
       }
-    }).pipe(Effect.mapError(asCommandError))
+    }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* turn.pipe(
       Effect.provide(Layers.agentLayer({
@@ -182,5 +187,6 @@ export const run = (settings: Settings, options: RunOptions) =>
         permissions: permissionsLayer(settings, options.allowTools),
         ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
       })),
+      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
     )
   })
