@@ -49,6 +49,34 @@ const processesWith = (marker: string): Array<number> =>
     }
   }).map(Number)
 
+/** `turnlog acp` driven by the SDK's client through `drive`, until it exits after stdin closes. */
+const agent = async (
+  home: string,
+  workspace: string,
+  modelFile: string,
+  drive: (ctx: acp.ClientContext) => Promise<void>,
+) => {
+  const child = spawn(process.execPath, [BIN, "acp"], {
+    cwd: workspace,
+    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
+    stdio: "pipe",
+  })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const updates: Array<acp.SessionUpdate> = []
+  const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
+  const stream = acp.ndJsonStream(
+    new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  )
+  await acp.client({ name: "mcp-e2e" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .connectWith(stream, drive)
+  await writer.close()
+  return { code: await exited, updates, stderr }
+}
+
 const events = (home: string, sessionId: string) =>
   readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>
     JSON.parse(line) as { type: string; data: Record<string, unknown> }
@@ -61,43 +89,26 @@ describe("MCP servers end to end", () => {
     const modelFile = join(home, "model.jsonl")
     writeFileSync(modelFile, script("everything__echo", { message: "from the model" }, "The server echoed."))
     const marker = `turnlog-mcp-e2e-${process.pid}-${Date.now()}`
-    const child = spawn(process.execPath, [BIN, "acp"], {
-      cwd: workspace,
-      env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
-      stdio: "pipe",
-    })
-    let stderr = ""
-    child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t))
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    const updates: Array<acp.SessionUpdate> = []
-    const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
-    const stream = acp.ndJsonStream(
-      new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
-      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-    )
     let sessionId = ""
     let capabilities: unknown
     let answer: unknown
     let serversWhileOpen: Array<number> = []
-    await acp.client({ name: "mcp-e2e" })
-      .onNotification("session/update", ({ params }) => void updates.push(params.update))
-      .connectWith(stream, async (ctx) => {
-        const init = await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
-        capabilities = init.agentCapabilities?.mcpCapabilities
-        const created = await ctx.request("session/new", {
-          cwd: workspace,
-          mcpServers: [
-            { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio", marker], env: [] },
-            { name: "broken", command: join(workspace, "no-such-server"), args: [], env: [] },
-          ],
-        })
-        sessionId = created.sessionId
-        serversWhileOpen = processesWith(marker)
-        answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
+    const first = await agent(home, workspace, modelFile, async (ctx) => {
+      const init = await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      capabilities = init.agentCapabilities?.mcpCapabilities
+      const created = await ctx.request("session/new", {
+        cwd: workspace,
+        mcpServers: [
+          { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio", marker], env: [] },
+          { name: "broken", command: join(workspace, "no-such-server"), args: [], env: [] },
+        ],
       })
-    await writer.close()
-    expect(await exited).toBe(0)
-
+      sessionId = created.sessionId
+      serversWhileOpen = processesWith(marker)
+      answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
+    })
+    const { updates, stderr } = first
+    expect(first.code).toBe(0)
     expect(capabilities).toEqual({ http: true, sse: true })
     expect(answer).toMatchObject({ stopReason: "end_turn" })
     expect(serversWhileOpen).toHaveLength(1)
@@ -121,6 +132,22 @@ describe("MCP servers end to end", () => {
     expect((logged[1]!.data.message as { content: unknown }).content).toEqual([
       { type: "tool-result", toolCallId: "call_1", content: "Echo: from the model" },
     ])
+
+    // A new client process loads the session: the MCP call replays from the log like any tool call.
+    const reloaded = await agent(home, workspace, modelFile, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      await ctx.request("session/load", { sessionId, cwd: workspace, mcpServers: [] })
+    })
+    expect(reloaded.code).toBe(0)
+    expect(reloaded.updates.filter((u) => u.sessionUpdate === "tool_call")).toEqual([{
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      title: "everything__echo",
+      kind: "other",
+      status: "completed",
+      rawInput: { message: "from the model" },
+      content: [{ type: "content", content: { type: "text", text: "Echo: from the model" } }],
+    }])
   })
 
   it("run: the config's mcpServers serve the turn; a bad entry is a usage error naming the field", async () => {
