@@ -6,7 +6,7 @@ import { Effect, Either, Exit, Fiber, Scope, TestClock } from "effect"
 import type { Tools } from "@turnlog/agent"
 import { SessionId } from "@turnlog/protocol"
 import { McpServers } from "@turnlog/mcp"
-import { ADD_SCHEMA, alive, everything, filesystem, httpServer } from "./support/servers.js"
+import { ADD_SCHEMA, alive, everything, filesystem, httpServer, sseServer } from "./support/servers.js"
 
 const context = (cwd: string): Tools.ToolContext => ({ sessionId: SessionId.make("s1"), callId: "c1", cwd })
 
@@ -194,6 +194,15 @@ describe("MCP servers over http", () => {
         code: "TOOL_FAILED",
       })
       expect(new Set(server.seenAuth)).toEqual(new Set(["Bearer t0ken"]))
+    })))
+
+  it.live("an sse server on loopback: listed and called the same way", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* sseServer
+      const { started } = yield* start([{ type: "sse", name: "old calc", url: server.url, headers: [] }])
+      expect(started.failures).toEqual([])
+      expect(started.tools.map((t) => t.spec.name)).toEqual(["old_calc__add_numbers"])
+      expect(yield* call(started.tools, "old_calc__add_numbers", { a: 40, b: 2 })).toEqual({ ok: "42" })
     })))
 
   it.live("an http server that is not there cannot be started: one sentence naming it", () =>

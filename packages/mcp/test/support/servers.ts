@@ -8,6 +8,7 @@ import { createServer, type Server as HttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
@@ -74,6 +75,37 @@ export const httpServer = Effect.acquireRelease(
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
     const { port } = http.address() as AddressInfo
     return { http, url: `http://127.0.0.1:${port}/mcp`, seenAuth, transports }
+  }),
+  ({ http, transports }) =>
+    Effect.promise(async () => {
+      for (const t of transports.values()) await t.close()
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    }),
+)
+
+/** The same server over the older http+sse transport: GET /sse opens the stream, POST /messages carries requests. */
+export const sseServer = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const transports = new Map<string, SSEServerTransport>()
+    const http: HttpServer = createServer(async (req, res) => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1")
+      if (req.method === "GET" && url.pathname === "/sse") {
+        const transport = new SSEServerTransport("/messages", res)
+        transports.set(transport.sessionId, transport)
+        await mcpServer().connect(transport)
+        return
+      }
+      const transport = transports.get(url.searchParams.get("sessionId") ?? "")
+      if (req.method === "POST" && url.pathname === "/messages" && transport !== undefined) {
+        await transport.handlePostMessage(req, res)
+        return
+      }
+      res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+    const { port } = http.address() as AddressInfo
+    return { http, url: `http://127.0.0.1:${port}/sse`, transports }
   }),
   ({ http, transports }) =>
     Effect.promise(async () => {
