@@ -88,7 +88,3 @@ export const Servers = Schema.Array(Server).annotations({
     return true
   }),
 )
-
-/** Where the server runs, for messages: its command or its URL. */
-export const describe = (server: Server): string =>
-  server.type === "http" || server.type === "sse" ? server.url : [server.command, ...server.args].join(" ")

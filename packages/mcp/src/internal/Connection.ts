@@ -98,6 +98,8 @@ export const open = (server: ServerConfig.Server, options: Options): Effect.Effe
       // Before it answered, the start's own failure says what happened.
       if (!connected || closing || stopped !== undefined) return
       stopped = `stopped unexpectedly${lastWords()}`
+      // Its process id may be given to another process now: never signal it at exit.
+      if (pid !== undefined) options.track(pid, false)
       options.log(`MCP server "${server.name}" ${stopped}; its tools fail from now on in this session`)
     }
 
