@@ -134,8 +134,10 @@ export const make = (options: Options) =>
         .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
           requireAbsolute(params.cwd)
           const servers = await mcpServers.start(params.mcpServers, params.cwd)
-          const id = await servers.use((tools) =>
-            run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))), (id) => id)
+          const id = await servers.use(
+            (tools) => run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))),
+            (id) => id,
+          )
           if (Option.isNone(mcp)) reportMcp(params.mcpServers)
           sessions.set(id, params.cwd)
           await run(bridge.attach(id, client))
@@ -145,9 +147,10 @@ export const make = (options: Options) =>
           requireAbsolute(params.cwd)
           if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
           const servers = await mcpServers.start(params.mcpServers, params.cwd)
-          const loaded = await servers.use((tools) =>
-            run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))), () =>
-            params.sessionId)
+          const loaded = await servers.use(
+            (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
+            () => params.sessionId,
+          )
           if (Option.isNone(mcp)) reportMcp(params.mcpServers)
           for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
           const cwd = loaded.header.cwd
