@@ -12,6 +12,7 @@ import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
+import { McpServers } from "@turnlog/mcp"
 import { SessionId, SessionLog, type TextBlock } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
@@ -21,6 +22,7 @@ import { describeRecovery } from "./internal/Recovery.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
+import * as SessionMcp from "./SessionMcp.js"
 import { PermissionBridge, type Rule } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
@@ -51,6 +53,7 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
     loadSession: true,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
     sessionCapabilities: { list: {}, close: {}, resume: {} },
+    mcpCapabilities: { http: true, sse: true },
   },
   authMethods: [],
 })
@@ -71,6 +74,7 @@ export const make = (options: Options) =>
     const chosenModel = new Map<string, string>()
     const configOptions = (id: string) =>
       models.length === 0 ? {} : { configOptions: ModelOption.options(models, chosenModel.get(id) ?? models[0]!) }
+    const mcp = yield* Effect.serviceOption(McpServers.McpServers)
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
@@ -162,6 +166,7 @@ export const make = (options: Options) =>
       readonly cancelAll: () => Promise<void>
     } => {
       const sessions = new Map<string, Updates.View>()
+      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log })
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
@@ -216,12 +221,14 @@ export const make = (options: Options) =>
       ) => {
         requireAbsolute(params.cwd)
         if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-        const loaded = await run(
-          loop.load(SessionId.make(params.sessionId)).pipe(Effect.mapError(Errors.fromAgentError)),
+        const servers = await mcpServers.start(params.mcpServers ?? [], params.cwd)
+        const loaded = await servers.use(
+          (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
+          () => params.sessionId,
         )
         // Opened again, the session talks to the default model.
         chosenModel.delete(params.sessionId)
-        reportMcp(params.mcpServers ?? [])
+        if (Option.isNone(mcp)) reportMcp(params.mcpServers ?? [])
         for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
         const cwd = loaded.header.cwd
         if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
@@ -236,23 +243,38 @@ export const make = (options: Options) =>
         await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
         sessions.set(params.sessionId, view)
         await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
-        advertise(client, params.sessionId)
+        // The client named this session, so it may hear of its commands before the answer,
+        // as it hears the replayed history: nothing is left to write once it has the answer.
+        if (options.doctor !== undefined) {
+          unadvertised.add(params.sessionId)
+          await advertiseNow(client, params.sessionId)
+        }
       }
 
       /** The session's slash commands, sent once the client knows the session (after the answer). */
       const advertise = (client: acp.AgentContext, id: string) => {
         if (options.doctor === undefined) return
-        setImmediate(() => void Runtime.runPromise(runtime)(notify(client, id, Commands.available)))
+        unadvertised.add(id)
+        setImmediate(() => void advertiseNow(client, id))
+      }
+      // Sessions whose commands are not sent yet. A prompt that arrives first sends
+      // them before anything of its own, so the order a client sees never varies.
+      const unadvertised = new Set<string>()
+      const advertiseNow = async (client: acp.AgentContext, id: string) => {
+        if (!unadvertised.delete(id)) return
+        await Runtime.runPromise(runtime)(notify(client, id, Commands.available))
       }
 
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
           requireDirectory(params.cwd)
-          const id = await run(
-            loop.createSession({ cwd: params.cwd }).pipe(Effect.mapError(Errors.fromAgentError)),
+          const servers = await mcpServers.start(params.mcpServers, params.cwd)
+          const id = await servers.use(
+            (tools) => run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))),
+            (id) => id,
           )
-          reportMcp(params.mcpServers)
+          if (Option.isNone(mcp)) reportMcp(params.mcpServers)
           const view: Updates.View = { cwd: params.cwd, tools }
           callIds.forget(id)
           titled.delete(id)
@@ -307,6 +329,7 @@ export const make = (options: Options) =>
           sessions.delete(id)
           titled.delete(id)
           callIds.forget(id)
+          await mcpServers.close(id)
           await run(
             bridge.detach(id).pipe(
               Effect.zipRight(store.release(SessionId.make(id))),
@@ -330,6 +353,8 @@ export const make = (options: Options) =>
             await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
             return { stopReason: "end_turn" }
           }
+          await advertiseNow(client, id)
+          for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
           // A request cancelled by the client (or a closed connection) cancels the turn,
           // which then ends durably as cancelled.
           const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
@@ -357,6 +382,7 @@ export const make = (options: Options) =>
 
       const drained = async () => {
         await Promise.all([...inFlight.values()])
+        await mcpServers.closeAll()
         await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }
       /** Cancels every prompt in flight and waits until each has ended (durably) and been answered. */

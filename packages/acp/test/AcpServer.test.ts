@@ -98,6 +98,7 @@ describe("initialize", () => {
         loadSession: true,
         sessionCapabilities: { list: {}, close: {}, resume: {} },
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
       },
       authMethods: [],
     })

@@ -11,6 +11,7 @@ import { AgentLoop, Builtins } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
+import { McpServers } from "@turnlog/mcp"
 import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import { makeWire } from "./wire.js"
 
@@ -52,7 +53,8 @@ export const cleanup = async (): Promise<void> => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-export const start = (calls: ReadonlyArray<Call>) => {
+/** `mcp`: the server starts the MCP servers sessions name (without it they are only noted). */
+export const start = (calls: ReadonlyArray<Call>, options: { readonly mcp?: boolean } = {}) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
   dirs.push(cwd)
   const layer = AgentLoop.layer({ model: "scripted/test" }).pipe(
@@ -61,7 +63,9 @@ export const start = (calls: ReadonlyArray<Call>) => {
     Layer.provideMerge(Memory.layerMemory),
     Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
   )
-  const runtime = ManagedRuntime.make(layer)
+  const runtime = ManagedRuntime.make(
+    options.mcp === true ? Layer.merge(layer, McpServers.layer({ log: () => undefined })) : layer,
+  )
   runtimes.push(runtime)
   const connect = () => {
     const wire = makeWire()

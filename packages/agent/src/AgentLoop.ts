@@ -19,7 +19,7 @@ import * as Journal from "./internal/Journal.js"
 import * as Turn from "./internal/Turn.js"
 import type { TurnConfig } from "./internal/TurnContext.js"
 import { Permissions } from "./Permissions.js"
-import { Tools } from "./Tools.js"
+import { type Service as Registry, type Tool, Tools, extend } from "./Tools.js"
 
 /** What a prompt streams, in order, as it happens. */
 export type AgentUpdate =
@@ -69,10 +69,21 @@ export class InvalidModel extends Data.TaggedError("InvalidModel")<{ readonly mo
 export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel
 
 export interface Service {
-  /** A new session in `cwd`; `model` is `<provider>/<model>` (default: the loop's configured model). */
-  readonly createSession: (options: { readonly cwd: string; readonly model?: string }) => Effect.Effect<SessionId, AgentError>
-  /** Opens a stored session for writing (the store's recovery runs) and returns its log. */
-  readonly load: (id: SessionId, options?: { readonly model?: string }) => Effect.Effect<SessionStore.LoadedSession, AgentError>
+  /**
+   * A new session in `cwd`; `model` is `<provider>/<model>` (default: the loop's configured model);
+   * `tools` join the registry's for this session only (an editor's MCP servers).
+   */
+  readonly createSession: (
+    options: { readonly cwd: string; readonly model?: string; readonly tools?: ReadonlyArray<Tool> },
+  ) => Effect.Effect<SessionId, AgentError>
+  /**
+   * Opens a stored session for writing (the store's recovery runs) and returns its log;
+   * `tools`, when given, replace the session's own tools (as `createSession`'s).
+   */
+  readonly load: (
+    id: SessionId,
+    options?: { readonly model?: string; readonly tools?: ReadonlyArray<Tool> },
+  ) => Effect.Effect<SessionStore.LoadedSession, AgentError>
   /** Runs one turn. The stream ends after its `turn-end` update. */
   readonly prompt: (id: SessionId, content: string | ReadonlyArray<ContentBlock>) => Stream.Stream<AgentUpdate, AgentError>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
@@ -144,6 +155,8 @@ interface Table {
    * id — which the client holds — is taken again for a new, empty session.
    */
   readonly unwritten: HashMap.HashMap<SessionId, { readonly cwd: string; readonly route: Journal.Route }>
+  /** The registry of a session that has tools of its own; kept when the session is reopened. */
+  readonly tools: HashMap.HashMap<SessionId, Registry>
 }
 
 const withSession = (table: Table, id: SessionId, session: Session): Table => ({
@@ -162,7 +175,16 @@ export const make = (config: Config) =>
     // Loading and starting a turn check and change the table across an await
     // (the store's open): `modifyEffect` runs them one at a time, so two
     // prompts cannot both begin.
-    const table = yield* SynchronizedRef.make<Table>({ sessions: HashMap.empty(), unwritten: HashMap.empty() })
+    const table = yield* SynchronizedRef.make<Table>({
+      sessions: HashMap.empty(),
+      unwritten: HashMap.empty(),
+      tools: HashMap.empty(),
+    })
+
+    const withTools = (t: Table, id: SessionId, own: ReadonlyArray<Tool> | undefined): Table =>
+      own === undefined
+        ? t
+        : { ...t, tools: own.length === 0 ? HashMap.remove(t.tools, id) : HashMap.set(t.tools, id, extend(tools, own)) }
 
     const routeFor = (model: string | undefined) =>
       model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
@@ -173,10 +195,12 @@ export const make = (config: Config) =>
         const cwd = path.resolve(options.cwd)
         const id = yield* store.create({ cwd })
         const journal = yield* Journal.make(id, cwd, route, [])
-        yield* SynchronizedRef.update(table, (t) => ({
-          sessions: HashMap.set(t.sessions, id, { journal, turn: Option.none() }),
-          unwritten: HashMap.set(t.unwritten, id, { cwd, route }),
-        }))
+        yield* SynchronizedRef.update(table, (t) =>
+          withTools({
+            ...t,
+            sessions: HashMap.set(t.sessions, id, { journal, turn: Option.none() }),
+            unwritten: HashMap.set(t.unwritten, id, { cwd, route }),
+          }, id, options.tools))
         return id
       })
 
@@ -202,7 +226,8 @@ export const make = (config: Config) =>
       })
 
     const load: Service["load"] = (id, options) =>
-      SynchronizedRef.modifyEffect(table, (t) => loadInto(t, id, options?.model))
+      SynchronizedRef.modifyEffect(table, (t) =>
+        Effect.map(loadInto(t, id, options?.model), ([loaded, next]) => [loaded, withTools(next, id, options?.tools)] as const))
 
     /** Marks the session busy, loading it first if this process does not hold it yet. */
     const begin = (id: SessionId) =>
@@ -212,7 +237,8 @@ export const make = (config: Config) =>
           const session = HashMap.unsafeGet(loaded.sessions, id)
           if (Option.isSome(session.turn)) return yield* new AgentBusy({ sessionId: id })
           const turn: TurnHandle = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-          return [{ session, turn }, withSession(loaded, id, { ...session, turn: Option.some(turn) })] as const
+          const registry = Option.getOrElse(HashMap.get(loaded.tools, id), () => tools)
+          return [{ session, turn, registry }, withSession(loaded, id, { ...session, turn: Option.some(turn) })] as const
         }))
 
     /** The session is free again (if it still holds this turn), and whoever waits on the turn is told. */
@@ -226,14 +252,14 @@ export const make = (config: Config) =>
 
     const prompt: Service["prompt"] = (id, content) =>
       Stream.unwrapScoped(Effect.gen(function*() {
-        const { session, turn } = yield* begin(id)
+        const { registry, session, turn } = yield* begin(id)
         const queue = yield* Queue.unbounded<Take.Take<AgentUpdate, AgentError>>()
         const blocks: ReadonlyArray<ContentBlock> = typeof content === "string"
           ? [{ type: "text", text: content }]
           : content
         const fiber = yield* Turn.run({
           adapter,
-          tools,
+          tools: registry,
           permissions,
           journal: session.journal,
           writer: Journal.writer(store, session.journal),

@@ -194,4 +194,21 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
   }
 }
 
+/**
+ * `base` with `extra` after it: the tools one session has beyond everyone's
+ * (an editor's MCP servers). A name in both is a defect, as in `make`.
+ */
+export const extend = (base: Service, extra: ReadonlyArray<Tool>): Service => {
+  if (extra.length === 0) return base
+  const own = make(extra)
+  const clash = own.specs.find((spec) => base.specs.some((b) => b.name === spec.name))
+  if (clash !== undefined) throw new Error(`two tools are named "${clash.name}"`)
+  const names = new Set(own.specs.map((spec) => spec.name))
+  return {
+    specs: [...base.specs, ...own.specs],
+    prepare: (call, context) => (names.has(call.name) ? own.prepare(call, context) : base.prepare(call, context)),
+    display: (call) => (names.has(call.name) ? own.display(call) : base.display(call)),
+  }
+}
+
 export const layer = (tools: ReadonlyArray<Tool>): Layer.Layer<Tools> => Layer.sync(Tools, () => make(tools))

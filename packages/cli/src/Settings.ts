@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { ServerConfig } from "@turnlog/mcp"
 import { UsageError } from "./CliError.js"
 import { clip, clipQuoted } from "./Clip.js"
 import * as RegularFile from "./RegularFile.js"
@@ -63,6 +64,8 @@ export const ConfigFile = Schema.Struct({
     Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
     { exact: true },
   ),
+  /** MCP servers whose tools `run` sessions get, in the Agent Client Protocol's shape. */
+  mcpServers: Schema.optionalWith(ServerConfig.Servers, { exact: true }),
 })
 export type ConfigFile = typeof ConfigFile.Type
 
@@ -121,7 +124,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
-  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, passEnv)"
+  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, passEnv, mcpServers)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({

@@ -5,6 +5,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
+import { McpServers } from "@turnlog/mcp"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
@@ -22,7 +23,11 @@ export const acp = (settings: Settings) =>
       permissions: Layers.permissionsLayer(settings, PermissionBridge.layerPermissions),
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Layers.toolsLayer(settings))),
-    }).pipe(Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)))
+    }).pipe(
+      Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
+      // The editor's MCP servers, per session; any still running stop with the command.
+      Layer.provideMerge(McpServers.layer({ clientVersion: VERSION })),
+    )
     const models = yield* modelsOffered(settings, choice)
     const server = AcpServer.make({
       version: VERSION,

@@ -6,6 +6,7 @@
 import { join } from "node:path"
 import { Effect, type Layer, Option, Stream } from "effect"
 import { AgentLoop, Permissions, Tools } from "@turnlog/agent"
+import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
@@ -16,6 +17,7 @@ import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
+import { VERSION } from "../Version.js"
 
 export interface RunOptions {
   readonly model: Option.Option<string>
@@ -54,7 +56,7 @@ export const noProvider = (settings: Settings): string => {
 }
 
 /** Picks the session: the one named, the latest in this directory, or a new one. */
-const sessionFor = (options: RunOptions, route: string) =>
+const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Tools.Tool>) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore
@@ -75,8 +77,8 @@ const sessionFor = (options: RunOptions, route: string) =>
       }
       id = latest.id
     }
-    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route })
-    const loaded = yield* loop.load(id, { model: route })
+    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+    const loaded = yield* loop.load(id, { model: route, tools })
     if (loaded.recovery.tornTail !== undefined) {
       yield* note(`session ${id}: a torn tail of ${loaded.recovery.tornTail.bytes} bytes was cut off and kept aside`)
     }
@@ -107,8 +109,11 @@ export const run = (settings: Settings, options: RunOptions) =>
 
     const turn = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
-      const tools = yield* Tools.Tools
-      const id = yield* sessionFor(options, choice.route)
+      const display = yield* Tools.Tools
+      // The config's MCP servers, for this run; a server that cannot start is noted and left out.
+      const mcp = yield* McpServers.McpServers
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
+      const id = yield* sessionFor(options, choice.route, tools)
       yield* note(`session ${id}`)
       let wroteText = false
       let endsWithNewline = true
@@ -133,7 +138,7 @@ export const run = (settings: Settings, options: RunOptions) =>
                 return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
               case "tool-call":
                 return Effect.as(
-                  Effect.zipRight(endLine, note(`tool ${tools.display(update).title}`)),
+                  Effect.zipRight(endLine, note(`tool ${display.display(update).title}`)),
                   end,
                 )
               case "tool-result":
@@ -180,7 +185,7 @@ export const run = (settings: Settings, options: RunOptions) =>
         case "max-steps":
           return yield* new CommandFailed({ message: "the turn stopped after the maximum number of steps" })
       }
-    }).pipe(Effect.mapError(asCommandError))
+    }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* turn.pipe(
       Effect.provide(Layers.agentLayer({
@@ -189,5 +194,6 @@ export const run = (settings: Settings, options: RunOptions) =>
         permissions: Layers.permissionsLayer(settings, TerminalPermissions.layer(), { allowTools: options.allowTools }),
         ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
       })),
+      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
     )
   })
