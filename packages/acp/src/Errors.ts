@@ -3,7 +3,7 @@
  * and, where there is one, what to do about it: an editor shows it verbatim.
  */
 import { RequestError } from "@agentclientprotocol/sdk"
-import type { AgentError } from "@turnlog/agent/AgentLoop"
+import type { AgentLoop } from "@turnlog/agent"
 import type { Failure } from "@turnlog/protocol"
 
 export const unknownSession = (sessionId: string): RequestError =>
@@ -30,7 +30,7 @@ export const turnFailed = (failure: Failure | undefined): RequestError =>
     failure === undefined ? undefined : { failure },
   )
 
-export const fromAgentError = (error: AgentError): RequestError => {
+export const fromAgentError = (error: AgentLoop.AgentError): RequestError => {
   switch (error._tag) {
     case "SessionNotFound":
       return new RequestError(-32002, error.message, { sessionId: error.sessionId })

@@ -6,69 +6,58 @@
  */
 import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
-import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
-import type { SessionLog } from "@turnlog/protocol"
+import type { AgentLoop, Tools } from "@turnlog/agent"
+import { makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
+import { Summary } from "@turnlog/store"
+import { Counter } from "./CallIds.js"
 
-const TOOL_KINDS: Readonly<Record<string, acp.ToolKind>> = {
-  read_file: "read",
-  list_files: "search",
-  write_file: "edit",
-  run_command: "execute",
+/** What a session's tool calls are shown with: its cwd (paths are resolved against it) and its tools. */
+export interface View {
+  readonly cwd: string
+  readonly tools: Tools.Service
 }
 
-export const toolKind = (name: string): acp.ToolKind => TOOL_KINDS[name] ?? "other"
+/** A call as the model made it. */
+export interface Call {
+  readonly name: string
+  readonly arguments: string
+}
 
-/** Tool arguments as an object when they parse as one (they are raw model JSON). */
-export const parseArguments = (raw: string): unknown => {
-  try {
-    return JSON.parse(raw)
-  } catch {
-    return raw
+/**
+ * A call as the editor sees it — the `tool_call` update and the permission
+ * request carry the same fields: title, kind and raw input from the tool's
+ * display, the tool's name, and the paths it acts on.
+ */
+export const describe = (view: View, toolCallId: string, call: Call): acp.ToolCall => {
+  const display = view.tools.display(call)
+  const locations = display.paths.map((path) => ({ path: isAbsolute(path) ? path : resolve(view.cwd, path) }))
+  return {
+    toolCallId,
+    title: display.title,
+    kind: display.kind,
+    name: call.name,
+    rawInput: display.input,
+    ...(locations.length === 0 ? {} : { locations }),
   }
-}
-
-const field = (input: unknown, key: string): string | undefined => {
-  if (typeof input !== "object" || input === null) return undefined
-  const value = (input as Record<string, unknown>)[key]
-  return typeof value === "string" ? value : undefined
-}
-
-/** A short human title: the tool and what it acts on. */
-export const toolTitle = (name: string, input: unknown): string => {
-  const target = field(input, "command") ?? field(input, "path")
-  return target === undefined ? name : `${name}: ${target}`
-}
-
-const locations = (input: unknown, cwd: string | undefined): Array<acp.ToolCallLocation> | undefined => {
-  const path = field(input, "path")
-  if (path === undefined || cwd === undefined) return undefined
-  return [{ path: isAbsolute(path) ? path : resolve(cwd, path) }]
 }
 
 export const toolCall = (
-  call: { readonly callId: string; readonly name: string; readonly arguments: string },
-  cwd: string | undefined,
+  view: View,
+  toolCallId: string,
+  call: Call,
   status: acp.ToolCallStatus,
   result?: { readonly content: string; readonly isError: boolean },
-): acp.SessionUpdate => {
-  const input = parseArguments(call.arguments)
-  const where = locations(input, cwd)
-  return {
-    sessionUpdate: "tool_call",
-    toolCallId: call.callId,
-    title: toolTitle(call.name, input),
-    kind: toolKind(call.name),
-    status,
-    rawInput: input,
-    ...(where === undefined ? {} : { locations: where }),
-    ...(result === undefined ? {} : { content: [textContent(result.content)] }),
-  }
-}
+): acp.SessionUpdate => ({
+  sessionUpdate: "tool_call",
+  ...describe(view, toolCallId, call),
+  status,
+  ...(result === undefined ? {} : { content: [textContent(result.content)] }),
+})
 
 const textContent = (text: string): acp.ToolCallContent => ({ type: "content", content: { type: "text", text } })
 
 /** The `session/update` a live update becomes, if the editor shows it at all. */
-export const fromAgentUpdate = (update: AgentUpdate, cwd: string | undefined): acp.SessionUpdate | undefined => {
+export const fromAgentUpdate = (update: AgentLoop.AgentUpdate, view: View, ids: Counter): acp.SessionUpdate | undefined => {
   switch (update.type) {
     case "text-delta":
       return update.text === "" ? undefined : {
@@ -81,22 +70,110 @@ export const fromAgentUpdate = (update: AgentUpdate, cwd: string | undefined): a
         content: { type: "text", text: update.text },
       }
     case "tool-call":
-      return toolCall(update, cwd, "pending")
+      return toolCall(view, ids.next(update.callId), update, "pending")
     case "tool-running":
-      return { sessionUpdate: "tool_call_update", toolCallId: update.callId, status: "in_progress" }
+      return { sessionUpdate: "tool_call_update", toolCallId: ids.latest(update.callId), status: "in_progress" }
     case "tool-result":
       return {
         sessionUpdate: "tool_call_update",
-        toolCallId: update.callId,
+        toolCallId: ids.latest(update.callId),
         status: update.isError ? "failed" : "completed",
         content: [textContent(update.content)],
       }
+    case "retry":
+      // Shown as a thought: the editor sees why nothing streams for a while.
+      return {
+        sessionUpdate: "agent_thought_chunk",
+        content: {
+          type: "text",
+          text: `The provider failed (${update.failure.code}: ${update.failure.message}); retrying in ${
+            update.delayMs < 1000 ? `${update.delayMs} ms` : `${Math.round(update.delayMs / 100) / 10} s`
+          } (attempt ${update.attempt}).\n`,
+        },
+      }
     case "turn-start":
     case "usage":
-    case "retry":
     case "turn-end":
       return undefined
   }
+}
+
+/** What a prompt collects as its turn streams: how it ended, and the tokens of its requests. */
+export interface TurnTally {
+  readonly end?: Extract<AgentLoop.AgentUpdate, { readonly type: "turn-end" }>
+  readonly usage?: Usage
+}
+
+export const emptyTurn: TurnTally = {}
+
+export const addUsage = (turn: TurnTally, usage: Usage): TurnTally => {
+  const sum = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+  const before = turn.usage
+  if (before === undefined) return { ...turn, usage }
+  const cacheRead = sum(before.cacheReadTokens, usage.cacheReadTokens)
+  const cacheWrite = sum(before.cacheWriteTokens, usage.cacheWriteTokens)
+  const reasoning = sum(before.reasoningTokens, usage.reasoningTokens)
+  return {
+    ...turn,
+    usage: {
+      inputTokens: before.inputTokens + usage.inputTokens,
+      outputTokens: before.outputTokens + usage.outputTokens,
+      ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
+      ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
+      ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+    },
+  }
+}
+
+/**
+ * The answer to `session/prompt`. The turn's token usage (every request of it
+ * summed) goes in `usage`, the field the protocol's next version defines for
+ * it; clients of this version ignore it.
+ */
+export const promptResponse = (
+  reason: Exclude<SessionLog.TurnEndReason, "error">,
+  usage: Usage | undefined,
+): acp.PromptResponse => {
+  const response: acp.PromptResponse & { usage?: unknown } = { stopReason: stopReason(reason) }
+  if (usage !== undefined) {
+    response.usage = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      totalTokens: usage.inputTokens + usage.outputTokens,
+      ...(usage.reasoningTokens === undefined ? {} : { thoughtTokens: usage.reasoningTokens }),
+      ...(usage.cacheReadTokens === undefined ? {} : { cachedReadTokens: usage.cacheReadTokens }),
+      ...(usage.cacheWriteTokens === undefined ? {} : { cachedWriteTokens: usage.cacheWriteTokens }),
+    }
+  }
+  return response
+}
+
+/** A session's title as the store would give it, from its first prompt. */
+export const titleOf = (content: ReadonlyArray<TextBlock>): string =>
+  Summary.titleOf({ id: makeMessageId(), role: "user", content: [...content], source: { kind: "user" } })
+
+export const sessionInfo = (title: string): acp.SessionUpdate => ({ sessionUpdate: "session_info_update", title })
+
+/** The title of a stored history: its first user message's, or "" before there is one. */
+export const historyTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string => {
+  for (const event of events) {
+    if (event.type === "user/message" && event.data.message.source.kind === "user") {
+      return Summary.titleOf(event.data.message)
+    }
+  }
+  return ""
+}
+
+/** The standing permission answers a log holds, the latest for each tool. */
+export const rulesOf = (
+  events: ReadonlyArray<SessionLog.SessionEvent>,
+): Array<{ readonly tool: string; readonly decision: "allow" | "deny" }> => {
+  const rules = new Map<string, "allow" | "deny">()
+  for (const event of events) {
+    if (event.type === "permission/rule") rules.set(event.data.tool, event.data.decision)
+  }
+  return [...rules].map(([tool, decision]) => ({ tool, decision }))
 }
 
 /** How a turn that ended without error answers `session/prompt`. */
@@ -117,22 +194,38 @@ export const stopReason = (reason: Exclude<SessionLog.TurnEndReason, "error">): 
 /**
  * The whole stored history as the editor would have seen it live: user text,
  * agent text and thoughts, and each tool call once, with its final status and
- * output (a call whose result never arrived shows as failed).
+ * output (a call whose result never arrived shows as failed). A result belongs
+ * to the earliest call before it with its id that has none yet, so calls that
+ * share a provider id each show their own. `ids` ends counting every call, for
+ * the live turns that follow.
  */
 export const fromHistory = (
   events: ReadonlyArray<SessionLog.SessionEvent>,
-  cwd: string,
+  view: View,
+  ids: Counter = new Counter(),
 ): Array<acp.SessionUpdate> => {
-  const results = new Map<string, { content: string; isError: boolean }>()
+  // Calls in log order; each result goes to the oldest call with its id still waiting for one.
+  const results: Array<{ content: string; isError: boolean } | undefined> = []
+  const waiting = new Map<string, Array<number>>()
   for (const event of events) {
-    if (event.type !== "tool/result") continue
-    for (const block of event.data.message.content) {
-      if (block.type === "tool-result") {
-        results.set(block.toolCallId, { content: block.content, isError: block.isError === true })
+    if (event.type === "assistant/message") {
+      for (const block of event.data.message.content) {
+        if (block.type !== "tool-call") continue
+        const queue = waiting.get(block.id) ?? []
+        queue.push(results.length)
+        waiting.set(block.id, queue)
+        results.push(undefined)
+      }
+    } else if (event.type === "tool/result") {
+      for (const block of event.data.message.content) {
+        if (block.type !== "tool-result") continue
+        const index = waiting.get(block.toolCallId)?.shift()
+        if (index !== undefined) results[index] = { content: block.content, isError: block.isError === true }
       }
     }
   }
   const updates: Array<acp.SessionUpdate> = []
+  let callIndex = 0
   for (const event of events) {
     if (event.type === "user/message" && event.data.message.source.kind === "user") {
       for (const block of event.data.message.content) {
@@ -154,12 +247,13 @@ export const fromHistory = (
             }
             break
           case "tool-call": {
-            const result = results.get(block.id)
-            const call = { callId: block.id, name: block.name, arguments: block.arguments }
+            const result = results[callIndex++]
+            const id = ids.next(block.id)
+            const call = { name: block.name, arguments: block.arguments }
             updates.push(
               result === undefined
-                ? toolCall(call, cwd, "failed")
-                : toolCall(call, cwd, result.isError ? "failed" : "completed", result),
+                ? toolCall(view, id, call, "failed")
+                : toolCall(view, id, call, result.isError ? "failed" : "completed", result),
             )
             break
           }

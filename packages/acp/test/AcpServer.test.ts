@@ -1,12 +1,20 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
 import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
-import type { AgentUpdate } from "@turnlog/agent/AgentLoop"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import type { AgentLoop } from "@turnlog/agent"
 import { SessionId, type SessionLog } from "@turnlog/protocol"
-import type { SessionStore } from "@turnlog/store"
-import { AcpServer, PermissionBridge } from "@turnlog/acp"
+import { Memory, type SessionStore } from "@turnlog/store"
+import { Builtins } from "@turnlog/agent"
+import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import * as FakeLoop from "./fakeLoop.js"
 import { makeWire, type Wire } from "./wire.js"
+
+// The sessions' cwd: session/new needs a directory that exists.
+const PROJECT = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-project-")))
+afterAll(() => rmSync(PROJECT, { recursive: true, force: true }))
 
 const runtimes: Array<ManagedRuntime.ManagedRuntime<unknown, unknown>> = []
 afterEach(async () => {
@@ -27,7 +35,7 @@ const start = async (
   const fake = await Effect.runPromise(FakeLoop.make(turns, stored))
   const layer = fake.layer.pipe(
     Layer.provide(PermissionBridge.layerPermissions),
-    Layer.provideMerge(PermissionBridge.layer),
+    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, Builtins.layer(), Memory.layerMemory)),
   )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>)
@@ -61,7 +69,7 @@ const client = <T>(
 const init = (ctx: acp.ClientContext) =>
   ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
 
-const newSession = async (ctx: acp.ClientContext, cwd = "/home/ada/project") =>
+const newSession = async (ctx: acp.ClientContext, cwd = PROJECT) =>
   (await ctx.request("session/new", { cwd, mcpServers: [] })).sessionId
 
 const rejection = (promise: Promise<unknown>) =>
@@ -75,9 +83,9 @@ const rejection = (promise: Promise<unknown>) =>
     },
   )
 
-const play = (updates: ReadonlyArray<AgentUpdate>): FakeLoop.Turn => () => Stream.fromIterable(updates)
+const play = (updates: ReadonlyArray<AgentLoop.AgentUpdate>): FakeLoop.Turn => () => Stream.fromIterable(updates)
 
-const end = (reason: SessionLog.TurnEndReason): AgentUpdate => ({ type: "turn-end", reason })
+const end = (reason: SessionLog.TurnEndReason): AgentLoop.AgentUpdate => ({ type: "turn-end", reason })
 
 describe("initialize", () => {
   it("answers protocol version 1, the agent's name and version, and what it can do", async () => {
@@ -88,7 +96,9 @@ describe("initialize", () => {
       agentInfo: { name: "turnlog", version: "9.9.9" },
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, resume: {} },
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
       },
       authMethods: [],
     })
@@ -107,12 +117,27 @@ describe("session/new", () => {
     expect(id).toBe("session-1")
   })
 
+  it("refuses a cwd that does not exist, or is not a directory, and keeps serving", async () => {
+    const h = await start([])
+    const file = join(PROJECT, "notes.txt")
+    writeFileSync(file, "x")
+    const [missing, notDirectory, id] = await client(h.wire, async (ctx) => {
+      await init(ctx)
+      const missing = await rejection(ctx.request("session/new", { cwd: join(PROJECT, "gone"), mcpServers: [] }))
+      const notDirectory = await rejection(ctx.request("session/new", { cwd: file, mcpServers: [] }))
+      return [missing, notDirectory, await newSession(ctx)] as const
+    })
+    expect(missing).toEqual({ code: -32602, message: `Invalid params: cwd ${join(PROJECT, "gone")} does not exist` })
+    expect(notDirectory).toEqual({ code: -32602, message: `Invalid params: cwd ${file} is not a directory` })
+    expect(id).toBe("session-1")
+  })
+
   it("accepts MCP servers and says on stderr that they are not used yet", async () => {
     const h = await start([])
     await client(h.wire, async (ctx) => {
       await init(ctx)
       await ctx.request("session/new", {
-        cwd: "/home/ada/project",
+        cwd: PROJECT,
         mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }],
       })
     })
@@ -148,19 +173,21 @@ describe("session/prompt", () => {
       })
       return [response, updates.map((u) => u.update)] as const
     })
-    expect(response).toEqual({ stopReason: "end_turn" })
+    expect(response).toEqual({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } })
     expect(updates).toEqual([
+      { sessionUpdate: "session_info_update", title: 'What is in a.txt? <resource uri="file:///home/ada/project/b…' },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Look" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Reading " } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "it." } },
       {
         sessionUpdate: "tool_call",
         toolCallId: "call_1",
-        title: "read_file: a.txt",
+        title: "Read a.txt",
+        name: "read_file",
         kind: "read",
         status: "pending",
         rawInput: { path: "a.txt" },
-        locations: [{ path: "/home/ada/project/a.txt" }],
+        locations: [{ path: join(PROJECT, "a.txt") }],
       },
       { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
       {
@@ -250,7 +277,7 @@ describe("session/prompt", () => {
   it("refuses a second prompt while one is in flight; session/cancel ends the first as cancelled", async () => {
     const waitForCancel: FakeLoop.Turn = (turn) =>
       Stream.concat(
-        Stream.make<Array<AgentUpdate>>({ type: "text-delta", text: "thinking about it" }),
+        Stream.make<Array<AgentLoop.AgentUpdate>>({ type: "text-delta", text: "thinking about it" }),
         Stream.fromEffect(Effect.as(turn.cancelled, end("cancelled"))),
       )
     const h = await start([waitForCancel, play([end("completed")])])
@@ -278,7 +305,7 @@ describe("session/prompt", () => {
       Stream.unwrap(Effect.gen(function*() {
         const first = yield* turn.ask("write_file", "write", { path: "out.txt", content: "x" }, "call_w")
         const second = yield* turn.ask("run_command", "command", { command: "rm -rf /" }, "call_c")
-        return Stream.make<Array<AgentUpdate>>(
+        return Stream.make<Array<AgentLoop.AgentUpdate>>(
           { type: "text-delta", text: `write ${first ? "allowed" : "denied"}, command ${second ? "allowed" : "denied"}` },
           end("completed"),
         )
@@ -307,32 +334,40 @@ describe("session/prompt", () => {
         sessionId: "session-1",
         toolCall: {
           toolCallId: "call_w",
-          title: "write_file",
+          title: "Write out.txt",
           kind: "edit",
+          name: "write_file",
+          locations: [{ path: join(PROJECT, "out.txt") }],
           status: "pending",
           rawInput: { path: "out.txt", content: "x" },
         },
         options: [
           { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+          { optionId: "allow-always", name: "Always allow write_file in this session", kind: "allow_always" },
           { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+          { optionId: "reject-always", name: "Always reject write_file in this session", kind: "reject_always" },
         ],
       },
       {
         sessionId: "session-1",
         toolCall: {
           toolCallId: "call_c",
-          title: "run_command",
+          title: "Run rm -rf /",
+          name: "run_command",
           kind: "execute",
           status: "pending",
           rawInput: { command: "rm -rf /" },
         },
         options: [
           { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+          { optionId: "allow-always", name: "Always allow run_command in this session", kind: "allow_always" },
           { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+          { optionId: "reject-always", name: "Always reject run_command in this session", kind: "reject_always" },
         ],
       },
     ])
     expect(updates).toEqual([
+      { sessionUpdate: "session_info_update", title: "go" },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "write allowed, command denied" } },
     ])
   })
@@ -342,7 +377,7 @@ describe("session/load", () => {
   const sid = SessionId.make("20250101T000000-abcdef12")
   const t = "2025-01-01T00:00:00.000Z"
   const stored: SessionStore.LoadedSession = {
-    header: { type: "session", version: 1, id: sid, createdAt: t, cwd: "/home/ada/project" },
+    header: { type: "session", version: 1, id: sid, createdAt: t, cwd: PROJECT },
     recovery: {},
     events: [
       { seq: 1, time: t, type: "turn/start", data: {} },
@@ -413,7 +448,7 @@ describe("session/load", () => {
     const h = await start([play([end("completed")])], new Map([[sid, stored]]))
     const [beforeAnswer, response] = await client(h.wire, async (ctx, updates) => {
       await init(ctx)
-      await ctx.request("session/load", { sessionId: sid, cwd: "/home/ada/project", mcpServers: [] })
+      await ctx.request("session/load", { sessionId: sid, cwd: PROJECT, mcpServers: [] })
       const beforeAnswer = updates.map((u) => u.update)
       const response = await ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "x" }] })
       return [beforeAnswer, response] as const
@@ -425,22 +460,25 @@ describe("session/load", () => {
       {
         sessionUpdate: "tool_call",
         toolCallId: "call_1",
-        title: "list_files: .",
+        title: "List .",
+        name: "list_files",
         kind: "search",
         status: "completed",
         rawInput: { path: "." },
-        locations: [{ path: "/home/ada/project" }],
+        locations: [{ path: PROJECT }],
         content: [{ type: "content", content: { type: "text", text: "a.txt" } }],
       },
       {
         sessionUpdate: "tool_call",
         toolCallId: "call_2",
-        title: "run_command: ls",
+        title: "Run ls",
+        name: "run_command",
         kind: "execute",
         status: "failed",
         rawInput: { command: "ls" },
         content: [{ type: "content", content: { type: "text", text: "denied" } }],
       },
+      { sessionUpdate: "session_info_update", title: "list files" },
     ])
     expect(response).toEqual({ stopReason: "end_turn" })
   })
@@ -449,7 +487,7 @@ describe("session/load", () => {
     const h = await start([])
     const error = await client(h.wire, async (ctx) => {
       await init(ctx)
-      return rejection(ctx.request("session/load", { sessionId: "gone", cwd: "/home/ada/project", mcpServers: [] }))
+      return rejection(ctx.request("session/load", { sessionId: "gone", cwd: PROJECT, mcpServers: [] }))
     })
     expect(error).toEqual({ code: -32002, message: "session gone not found" })
   })
@@ -461,7 +499,7 @@ describe("bad input on the wire", () => {
     await h.wire.writeRaw("{not json\n")
     await h.wire.writeRaw('{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1}}\n')
     await h.wire.writeRaw('{"jsonrpc":"2.0","id":8,"method":"session/fly","params":{}}\n')
-    await h.wire.writeRaw('{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}\n')
+    await h.wire.writeRaw(`{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":${JSON.stringify(PROJECT)},"mcpServers":[]}}\n`)
     // End of input closes the connection; the client waits for its answers first.
     while (h.wire.frames.length < 4) await new Promise((r) => setTimeout(r, 1))
     await h.wire.closeInput()

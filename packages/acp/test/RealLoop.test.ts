@@ -52,6 +52,7 @@ describe("over the real loop", () => {
     expect(first).toEqual({ stopReason: "max_tokens" })
     expect(second).toEqual({ stopReason: "end_turn" })
     expect(updates).toEqual([
+      { sessionUpdate: "session_info_update", title: "write x.txt" },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Writing the file." } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } },
     ])
@@ -137,6 +138,7 @@ describe("over the real loop", () => {
     expect(replayed).toEqual([
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "hello" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hi there." } },
+      { sessionUpdate: "session_info_update", title: "hello" },
     ])
   })
 })

@@ -4,11 +4,10 @@
  * `Permissions` service the real loop uses.
  */
 import { Deferred, Effect, Layer, Ref, Stream } from "effect"
-import { AgentBusy, type AgentError, AgentLoop, type AgentUpdate } from "@turnlog/agent/AgentLoop"
+import { AgentLoop, Permissions } from "@turnlog/agent"
 import { type ContentBlock, SessionId } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import { SessionNotFound } from "@turnlog/store/StoreError"
-import { Permissions } from "@turnlog/agent/Permissions"
 
 export interface TurnContext {
   readonly sessionId: string
@@ -17,11 +16,11 @@ export interface TurnContext {
   readonly ask: (tool: string, kind: "write" | "command", input: unknown, callId: string) => Effect.Effect<boolean>
 }
 
-export type Turn = (context: TurnContext) => Stream.Stream<AgentUpdate, AgentError>
+export type Turn = (context: TurnContext) => Stream.Stream<AgentLoop.AgentUpdate, AgentLoop.AgentError>
 
 export interface Fake {
   readonly prompts: Ref.Ref<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>
-  readonly layer: Layer.Layer<AgentLoop, never, Permissions>
+  readonly layer: Layer.Layer<AgentLoop.AgentLoop, never, Permissions.Permissions>
 }
 
 export const make = (
@@ -31,13 +30,13 @@ export const make = (
   Effect.gen(function*() {
     const prompts = yield* Ref.make<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>([])
     const layer = Layer.effect(
-      AgentLoop,
+      AgentLoop.AgentLoop,
       Effect.gen(function*() {
-        const permissions = yield* Permissions
+        const permissions = yield* Permissions.Permissions
         let created = 0
         let next = 0
         const running = new Map<string, Deferred.Deferred<void>>()
-        return AgentLoop.of({
+        return AgentLoop.AgentLoop.of({
           createSession: () => Effect.sync(() => SessionId.make(`session-${++created}`)),
           load: (id) => {
             const found = stored.get(id)
@@ -45,7 +44,7 @@ export const make = (
           },
           prompt: (id, content: string | ReadonlyArray<ContentBlock>) =>
             Stream.unwrap(Effect.gen(function*() {
-              if (running.has(id)) return Stream.fail(new AgentBusy({ sessionId: id }))
+              if (running.has(id)) return Stream.fail(new AgentLoop.AgentBusy({ sessionId: id }))
               yield* Ref.update(prompts, (all) => [...all, { sessionId: id, content }])
               const turn = turns[next++]
               if (turn === undefined) return Stream.die(new Error("no scripted turn left"))

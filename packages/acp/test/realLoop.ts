@@ -7,12 +7,12 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
-import { Builtins } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
+import { AgentLoop, Builtins } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
-import { AcpServer, PermissionBridge } from "@turnlog/acp"
+import { McpServers } from "@turnlog/mcp"
+import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import { makeWire } from "./wire.js"
 
 /** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
@@ -53,15 +53,19 @@ export const cleanup = async (): Promise<void> => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-export const start = (calls: ReadonlyArray<Call>) => {
+/** `mcp`: the server starts the MCP servers sessions name (without it they are only noted). */
+export const start = (calls: ReadonlyArray<Call>, options: { readonly mcp?: boolean } = {}) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
   dirs.push(cwd)
-  const layer = Loop.layer({ model: "scripted/test" }).pipe(
-    Layer.provide(Layer.mergeAll(scripted(calls), Builtins.layer(), PermissionBridge.layerPermissions)),
+  const layer = AgentLoop.layer({ model: "scripted/test" }).pipe(
+    Layer.provide(Layer.mergeAll(scripted(calls), PermissionBridge.layerPermissions)),
+    Layer.provideMerge(CallIds.layerTools.pipe(Layer.provide(Builtins.layer()))),
     Layer.provideMerge(Memory.layerMemory),
-    Layer.provideMerge(PermissionBridge.layer),
+    Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
   )
-  const runtime = ManagedRuntime.make(layer)
+  const runtime = ManagedRuntime.make(
+    options.mcp === true ? Layer.merge(layer, McpServers.layer({ log: () => undefined })) : layer,
+  )
   runtimes.push(runtime)
   const connect = () => {
     const wire = makeWire()

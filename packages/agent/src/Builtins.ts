@@ -4,12 +4,13 @@
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
-import { constants as fsConstants, type Stats } from "node:fs"
+import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import { confine } from "./internal/confine.js"
 import { runCommand } from "./internal/command.js"
+import { describeNonFile as notAFile, replaceFile } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
 
@@ -26,15 +27,15 @@ export interface Options {
   readonly readCapBytes?: number
   /** How many entries `list_files` returns (default 1000). */
   readonly listCap?: number
+  /**
+   * The environment `run_command` runs commands in (default: this process's).
+   * The command line passes its own without the provider credentials.
+   */
+  readonly commandEnv?: Readonly<Record<string, string | undefined>>
 }
 
 const failed = (tool: string) => (error: unknown) =>
   new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
-
-const notAFile = (relative: string, stat: Stats): string =>
-  `${relative} is not a regular file (it is ${
-    stat.isDirectory() ? "a directory" : stat.isFIFO() ? "a named pipe" : stat.isSocket() ? "a socket" : "a device"
-  })`
 
 const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
 
@@ -45,6 +46,7 @@ export const readFile = (options: Options = {}): Tools.Tool => {
     description: "Read a UTF-8 text file in the working directory.",
     parameters: Schema.Struct({ path: PathArg }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "read", title: (args) => `Read ${args.path}`, paths: (args) => [args.path] },
     prepare: (args, context) =>
       Effect.map(confine("read_file", context.cwd, args.path), (target) => ({
         run: Effect.tryPromise({
@@ -77,6 +79,7 @@ export const listFiles = (options: Options = {}): Tools.Tool => {
     description: "List the entries of a directory in the working directory (directories end with /).",
     parameters: Schema.Struct({ path: Schema.optionalWith(PathArg, { exact: true }) }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "search", title: (args) => `List ${args.path ?? "."}`, paths: (args) => [args.path ?? "."] },
     prepare: (args, context) =>
       Effect.map(confine("list_files", context.cwd, args.path ?? "."), (target) => ({
         run: Effect.tryPromise({
@@ -98,9 +101,10 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
     description: "Write a UTF-8 text file in the working directory, creating missing directories; replaces the file.",
     parameters: Schema.Struct({ path: PathArg, content: Schema.String }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
+    display: { kind: "edit", title: (args) => `Write ${args.path}`, paths: (args) => [args.path] },
     prepare: (args, context) =>
       Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
-        permission: { kind: "write" as const, title: `Write ${target.relative}` },
+        permission: { kind: "write" as const },
         // Checked again when it runs: the tree may have changed while permission
         // was asked (a directory on the path swapped for a link out of it).
         run: Effect.flatMap(confine("write_file", context.cwd, args.path), (now): Effect.Effect<string, PathOutsideCwd | ToolFailed> =>
@@ -115,20 +119,9 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
             : Effect.tryPromise({
               try: async () => {
                 await fs.mkdir(path.dirname(now.absolute), { recursive: true })
-                // No following a link at the last step, no waiting on a FIFO, and
-                // nothing truncated before it is known to be a regular file.
-                const handle = await fs.open(
-                  now.absolute,
-                  fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
-                )
-                try {
-                  const stat = await handle.stat()
-                  if (!stat.isFile()) throw new Error(notAFile(now.relative, stat))
-                  await handle.truncate(0)
-                  await handle.writeFile(args.content, "utf8")
-                } finally {
-                  await handle.close()
-                }
+                // A temporary renamed over the target: never a write through another
+                // name of the file (a hard link to a file outside the directory).
+                await replaceFile(now.absolute, now.relative, args.content)
                 return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`
               },
               catch: failed("write_file"),
@@ -151,14 +144,16 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
         { exact: true },
       ),
     }),
+    display: { kind: "execute", title: (args) => `Run ${args.command}` },
     prepare: (args, context) =>
       Effect.succeed({
-        permission: { kind: "command" as const, title: `Run ${args.command}` },
+        permission: { kind: "command" as const },
         run: runCommand({
           command: args.command,
           cwd: context.cwd,
           timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
           outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+          ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
         }).pipe(
           Effect.flatMap((result) =>
             result.exitCode === 0

@@ -5,6 +5,9 @@
  * between them: `prepare` decodes the raw argument JSON and checks what can be
  * checked without side effects (a path outside the session's cwd), and says
  * what permission the call needs; only then is the prepared `run` executed.
+ * A tool also says how a call shows to a person (`display`): its kind, a title
+ * made from its arguments, and the paths it touches — the same for the editor's
+ * tool call, its permission question and the terminal.
  */
 import { Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import type { SessionId } from "@turnlog/protocol"
@@ -23,8 +26,29 @@ export interface ToolContext {
 /** What a call needs the user's consent for; reads need none. */
 export interface PermissionNeed {
   readonly kind: "write" | "command"
-  /** One line the user is asked about, e.g. `Write src/a.ts`. */
+  /** One line the user is asked about, e.g. `Write src/a.ts`: the call's display title. */
   readonly title: string
+}
+
+/** What a call does, for icons and grouping (the Agent Client Protocol's tool kinds). */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other"
+
+/** How one call shows to a person. */
+export interface Display {
+  readonly kind: ToolKind
+  /** One line, e.g. `Write src/a.ts`; the tool's name when the arguments do not decode. */
+  readonly title: string
+  /** The paths the call acts on, as the model gave them (relative to the session's cwd or absolute). */
+  readonly paths: ReadonlyArray<string>
+  /** The arguments parsed from their JSON, or the raw string when it is not JSON. */
+  readonly input: unknown
+}
+
+/** How a tool's calls show, from their decoded arguments. */
+export interface DisplaySpec<A> {
+  readonly kind: ToolKind
+  readonly title: (args: A) => string
+  readonly paths?: (args: A) => ReadonlyArray<string>
 }
 
 /** A call whose arguments were decoded and checked, ready to ask and run. */
@@ -43,15 +67,26 @@ export interface Definition<A, I> {
   readonly parameters: Schema.Schema<A, I>
   /** A limit on `run`; tools that need to clean up on their own (commands) enforce theirs inside. */
   readonly timeoutMs?: number
+  readonly display: DisplaySpec<A>
+  /** The permission asked is titled with the call's display title. */
   readonly prepare: (
     args: A,
     context: ToolContext,
-  ) => Effect.Effect<Omit<PreparedCall, "input"> & { readonly input?: unknown }, ToolError>
+  ) => Effect.Effect<
+    {
+      readonly input?: unknown
+      readonly permission?: { readonly kind: PermissionNeed["kind"] }
+      readonly run: PreparedCall["run"]
+    },
+    ToolError
+  >
 }
 
 /** A tool with its argument type erased, as the registry holds it. */
 export interface Tool {
   readonly spec: LlmAdapter.ToolSpec
+  /** How a call with these raw arguments shows; never fails. */
+  readonly display: (argumentsJson: string) => Display
   readonly prepare: (argumentsJson: string, context: ToolContext) => Effect.Effect<PreparedCall, ToolError>
 }
 
@@ -74,14 +109,38 @@ const parseArguments = (tool: string, json: string): Either.Either<unknown, Inva
   }
 }
 
+/** The arguments as the person deciding sees them: parsed when they are JSON, else the raw string. */
+export const inputOf = (json: string): unknown => Either.getOrElse(parseArguments("", json), () => json)
+
+/** How a call of a tool the registry does not have shows: by its name. */
+export const unknownDisplay = (name: string, argumentsJson: string): Display => ({
+  kind: "other",
+  title: name,
+  paths: [],
+  input: inputOf(argumentsJson),
+})
+
 export const define = <A, I>(definition: Definition<A, I>): Tool => {
   const decode = Schema.decodeUnknownEither(definition.parameters)
   const limit = definition.timeoutMs
+  const shown = (args: A, input: unknown): Display => ({
+    kind: definition.display.kind,
+    title: definition.display.title(args),
+    paths: definition.display.paths?.(args) ?? [],
+    input,
+  })
   return {
     spec: {
       name: definition.name,
       description: definition.description,
       parameters: parametersOf(definition.parameters as Schema.Schema.AnyNoContext),
+    },
+    display: (argumentsJson) => {
+      const input = inputOf(argumentsJson)
+      const args = Either.isRight(parseArguments("", argumentsJson)) ? decode(input) : undefined
+      return args !== undefined && Either.isRight(args)
+        ? shown(args.right, input)
+        : { ...unknownDisplay(definition.name, argumentsJson), kind: definition.display.kind }
     },
     prepare: (argumentsJson, context) =>
       Effect.gen(function*() {
@@ -97,7 +156,10 @@ export const define = <A, I>(definition: Definition<A, I>): Tool => {
             onTimeout: () => new ToolTimeout({ tool: definition.name, timeoutMs: limit }),
           }),
         )
-        return { ...prepared, input: prepared.input ?? raw, run }
+        const permission = prepared.permission === undefined
+          ? {}
+          : { permission: { kind: prepared.permission.kind, title: definition.display.title(args) } }
+        return { input: prepared.input ?? raw, ...permission, run }
       }),
   }
 }
@@ -110,6 +172,8 @@ export interface Service {
     call: { readonly name: string; readonly arguments: string },
     context: ToolContext,
   ) => Effect.Effect<PreparedCall, ToolError>
+  /** How a call shows; a tool the registry lacks shows by its name, kind `other`. */
+  readonly display: (call: { readonly name: string; readonly arguments: string }) => Display
 }
 
 export class Tools extends Context.Tag("@turnlog/agent/Tools")<Tools, Service>() {}
@@ -126,6 +190,24 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
       const tool = byName.get(call.name)
       return tool === undefined ? Effect.fail(new UnknownTool({ name: call.name })) : tool.prepare(call.arguments, context)
     },
+    display: (call) => byName.get(call.name)?.display(call.arguments) ?? unknownDisplay(call.name, call.arguments),
+  }
+}
+
+/**
+ * `base` with `extra` after it: the tools one session has beyond everyone's
+ * (an editor's MCP servers). A name in both is a defect, as in `make`.
+ */
+export const extend = (base: Service, extra: ReadonlyArray<Tool>): Service => {
+  if (extra.length === 0) return base
+  const own = make(extra)
+  const clash = own.specs.find((spec) => base.specs.some((b) => b.name === spec.name))
+  if (clash !== undefined) throw new Error(`two tools are named "${clash.name}"`)
+  const names = new Set(own.specs.map((spec) => spec.name))
+  return {
+    specs: [...base.specs, ...own.specs],
+    prepare: (call, context) => (names.has(call.name) ? own.prepare(call, context) : base.prepare(call, context)),
+    display: (call) => (names.has(call.name) ? own.display(call) : base.display(call)),
   }
 }
 

@@ -1,6 +1,5 @@
 export * as AgentLoop from "./AgentLoop.js"
 export * as Builtins from "./Builtins.js"
-export * as Loop from "./Loop.js"
 export * as Permissions from "./Permissions.js"
 export * as ToolError from "./ToolError.js"
 export * as Tools from "./Tools.js"

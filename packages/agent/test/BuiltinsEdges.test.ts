@@ -83,3 +83,43 @@ describe("special files", () => {
       expect(fs.statSync(path.join(cwd, "dir")).isDirectory()).toBe(true)
     }))
 })
+
+describe("write_file and hard links", () => {
+  it.effect("a hard link to a file outside the directory is replaced, the outside file left as it was, the mode kept", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-outside-")))
+      created.push(outside)
+      const target = path.join(outside, "secret.txt")
+      fs.writeFileSync(target, "outside content\n")
+      fs.chmodSync(target, 0o640)
+      fs.linkSync(target, path.join(cwd, "linked.txt"))
+      expect(fs.statSync(target).nlink).toBe(2)
+
+      // read_file reads a hard-linked file like any other: a hard link is the file.
+      expect(yield* run("read_file", { path: "linked.txt" })).toBe("outside content\n")
+      expect(yield* run("write_file", { path: "linked.txt", content: "new content\n" })).toBe(
+        "wrote 12 bytes to linked.txt",
+      )
+
+      expect(fs.readFileSync(target, "utf8")).toBe("outside content\n")
+      expect(fs.statSync(target).nlink).toBe(1)
+      const written = fs.statSync(path.join(cwd, "linked.txt"))
+      expect(fs.readFileSync(path.join(cwd, "linked.txt"), "utf8")).toBe("new content\n")
+      expect(written.nlink).toBe(1)
+      expect(written.mode & 0o7777).toBe(0o640)
+      // No temporary is left beside it.
+      expect(fs.readdirSync(cwd)).toEqual(["linked.txt"])
+    }))
+
+  it.effect("a write refused (the target is a directory) leaves no temporary behind and the directory whole", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.mkdirSync(path.join(cwd, "dir"))
+      fs.writeFileSync(path.join(cwd, "dir", "kept.txt"), "kept")
+      const error = yield* Effect.flip(run("write_file", { path: "dir", content: "x" }))
+      expect(error.message).toBe("write_file failed: dir is not a regular file (it is a directory)")
+      expect(fs.readdirSync(cwd)).toEqual(["dir"])
+      expect(fs.readdirSync(path.join(cwd, "dir"))).toEqual(["kept.txt"])
+    }))
+})

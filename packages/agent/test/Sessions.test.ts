@@ -4,7 +4,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Stream } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as AgentLoop from "../src/AgentLoop.js"
-import * as Loop from "../src/Loop.js"
 import * as C from "./support/chunks.js"
 import { Jsonl } from "@turnlog/store"
 import { setup, tempDir } from "./support/harness.js"
@@ -12,12 +11,12 @@ import { setup, tempDir } from "./support/harness.js"
 describe("models", () => {
   it.effect("`<provider>/<model>` splits at the first slash", () =>
     Effect.gen(function*() {
-      expect(yield* Loop.parseModel("openrouter/anthropic/claude-sonnet")).toEqual({
+      expect(yield* AgentLoop.parseModel("openrouter/anthropic/claude-sonnet")).toEqual({
         provider: "openrouter",
         model: "anthropic/claude-sonnet",
       })
       for (const bad of ["claude", "/claude", "anthropic/"]) {
-        const error = yield* Effect.flip(Loop.parseModel(bad))
+        const error = yield* Effect.flip(AgentLoop.parseModel(bad))
         expect(error.message).toBe(`model "${bad}": expected "<provider>/<model>"`)
       }
     }))

@@ -205,6 +205,7 @@ describe("a tool round trip", () => {
         name: "add",
         description: "Add two integers",
         parameters: Schema.Struct({ a: Schema.Int, b: Schema.Int }),
+        display: { kind: "other", title: (args) => `Add ${args.a} and ${args.b}` },
         prepare: (args) => Effect.succeed({ run: Effect.succeed(String(args.a + args.b)) }),
       })
       const h = yield* setup([

@@ -212,6 +212,7 @@ describe("custom tools", () => {
         name: "add",
         description: "Add two numbers",
         parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+        display: { kind: "other", title: (args) => `Add ${args.a} and ${args.b}` },
         prepare: (args) => Effect.succeed({ run: Effect.succeed(String(args.a + args.b)) }),
       })
       const tools = Tools.make([add])
@@ -221,5 +222,60 @@ describe("custom tools", () => {
       const bad = yield* Effect.either(tools.prepare({ name: "add", arguments: `{"a":"2","b":3}` }, context))
       expect(Either.isLeft(bad) && bad.left._tag).toBe("InvalidArguments")
       expect(() => Tools.make([add, add])).toThrow(`two tools are named "add"`)
+    }))
+})
+
+describe("display", () => {
+  it("each built-in shows its kind, a title from its arguments and the paths it touches", () => {
+    const { tools } = setup()
+    const shown = (name: string, args: string) => tools.display({ name, arguments: args })
+    expect(shown("read_file", `{"path":"notes.txt"}`)).toEqual({
+      kind: "read",
+      title: "Read notes.txt",
+      paths: ["notes.txt"],
+      input: { path: "notes.txt" },
+    })
+    expect(shown("list_files", `{}`)).toEqual({ kind: "search", title: "List .", paths: ["."], input: {} })
+    expect(shown("write_file", `{"path":"out.txt","content":"x"}`)).toEqual({
+      kind: "edit",
+      title: "Write out.txt",
+      paths: ["out.txt"],
+      input: { path: "out.txt", content: "x" },
+    })
+    expect(shown("run_command", `{"command":"ls -la"}`)).toEqual({
+      kind: "execute",
+      title: "Run ls -la",
+      paths: [],
+      input: { command: "ls -la" },
+    })
+  })
+
+  it("arguments that do not decode show by the tool's name and kind; an unknown tool as other", () => {
+    const { tools } = setup()
+    expect(tools.display({ name: "write_file", arguments: `{"path":"a.txt","co` })).toEqual({
+      kind: "edit",
+      title: "write_file",
+      paths: [],
+      input: `{"path":"a.txt","co`,
+    })
+    expect(tools.display({ name: "run_command", arguments: `{"command":7}` })).toEqual({
+      kind: "execute",
+      title: "run_command",
+      paths: [],
+      input: { command: 7 },
+    })
+    expect(tools.display({ name: "fetch_url", arguments: `{"url":"x"}` })).toEqual({
+      kind: "other",
+      title: "fetch_url",
+      paths: [],
+      input: { url: "x" },
+    })
+  })
+
+  it.effect("a permission is asked under the call's display title", () =>
+    Effect.gen(function*() {
+      const { call } = setup()
+      const prepared = yield* call("run_command", { command: "npm test" })
+      expect(prepared.permission).toEqual({ kind: "command", title: "Run npm test" })
     }))
 })

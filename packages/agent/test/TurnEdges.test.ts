@@ -16,6 +16,7 @@ describe("a tool that throws", () => {
         name: "buggy",
         description: "A tool with a bug",
         parameters: Schema.Struct({}),
+        display: { kind: "other", title: () => "Buggy" },
         prepare: () =>
           Effect.succeed({
             run: Effect.sync((): string => {

@@ -17,16 +17,20 @@
  * chunk whose fields cannot be read is ignored, so the reducer is total over
  * anything a log can hold.
  *
- * The state is the trail of chunks stepped so far (`internal/Trail.ts`): a
- * step reads its chunk once and adds one small immutable link, so states are
- * values — stepping a state never changes it, and an older state may be
- * stepped or finished again — and `finish` assembles in one backward pass
- * (`internal/Scan.ts`) whose result is kept on the state.
+ * The state is the trail of chunks stepped so far (`internal/tuned/Trail.ts`):
+ * a step reads its chunk once and makes one small immutable link, so states are values —
+ * stepping a state never changes it, and an older state may be stepped or
+ * finished again — and `finish` assembles in one backward pass
+ * (`internal/tuned/Scan.ts`) whose result is kept on the state.
+ *
+ * `internal/tuned/` is tuned for bench/assembler.bench.ts (a1, a2, a3). The
+ * behaviour above is spelled out plainly in `test/Reference.ts`, which a
+ * property test holds the tuned code equal to: change behaviour there first.
  */
-import { Envelope } from "@turnlog/envelope"
+import type { Envelope } from "@turnlog/envelope"
 import type { AssistantBlock, FinishReason, StreamChunk, Usage } from "@turnlog/protocol"
-import { release, scan, type Slot } from "./internal/Scan.js"
-import { empty, extend, type Link, memoOf, REASONING, remember, TEXT, TOOL_CALL } from "./internal/Trail.js"
+import { assembleTrail, interruptedBlocks } from "./internal/tuned/Assemble.js"
+import { empty, extend, type Link, memoOf, remember } from "./internal/tuned/Trail.js"
 
 declare const StateBrand: unique symbol
 /** An assembly in progress: an opaque value that never changes once made. */
@@ -50,51 +54,6 @@ export const initial: State = empty as unknown as State
 export const step = (state: State, chunk: StreamChunk): State =>
   extend(state as unknown as Link, chunk) as unknown as State
 
-/** The block a slot stands for: the authoritative one if it ended, else what streamed. */
-const blockOf = (slot: Slot): AssistantBlock => {
-  const block = slot.closed
-  if (block !== undefined) {
-    // A fresh plain object: a chunk may carry more than the block's fields.
-    return block.type === "tool-call"
-      ? { type: "tool-call", id: block.id, name: block.name, arguments: block.arguments }
-      : { type: block.type, text: block.text }
-  }
-  if (slot.kind === TEXT) return { type: "text", text: slot.text }
-  if (slot.kind === REASONING) return { type: "reasoning", text: slot.reasoning }
-  return {
-    type: "tool-call",
-    id: slot.id === "" ? `call-${slot.index}` : slot.id,
-    name: slot.name,
-    arguments: slot.arguments,
-  }
-}
-
-// The keep mask of the assembly in progress. Assembly is synchronous and the
-// envelope does not keep the mask, so one array serves every assembly; only
-// its first `streamed` entries are ever read.
-const keep: Array<boolean> = []
-
-const assembleTrail = (head: Link): Assembled => {
-  const { count: streamed, finish: chunk, slots, usage } = scan(head)
-  const finish: FinishReason = chunk === undefined ? { kind: "stop" } : chunk.reason
-  // The one keep/drop decision; blocks and envelope entries both follow it.
-  const dropToolCalls = finish.kind === "max-tokens"
-  let kept = 0
-  for (let i = 0; i < streamed; i++) {
-    const slot = slots[i]!
-    const keepIt = !dropToolCalls || (slot.closed === undefined ? slot.kind !== TOOL_CALL : slot.closed.type !== "tool-call")
-    keep[i] = keepIt
-    if (keepIt) kept++
-  }
-  const blocks = new Array<AssistantBlock>(kept)
-  for (let i = 0, j = 0; i < streamed; i++) if (keep[i]) blocks[j++] = blockOf(slots[i]!)
-  release()
-  const envelope = chunk?.replayState
-  const replayState = envelope === undefined ? undefined : Envelope.align(envelope, streamed, keep)
-  if (replayState === undefined) return usage === undefined ? { blocks, finish } : { blocks, finish, usage }
-  return usage === undefined ? { blocks, replayState, finish } : { blocks, replayState, finish, usage }
-}
-
 /**
  * The assembled response. Computed once per state and kept on it (a state
  * never changes), so finishing the same state again returns the same object
@@ -115,16 +74,8 @@ export const finish = (state: State): Assembled => {
  * not finish, or was never allowed to run) and never an envelope (the
  * response it would describe did not complete).
  */
-export const interrupted = (state: State): ReadonlyArray<AssistantBlock> => {
-  const blocks: Array<AssistantBlock> = []
-  const { count, slots } = scan(state as unknown as Link)
-  for (let i = 0; i < count; i++) {
-    const block = blockOf(slots[i]!)
-    if (block.type !== "tool-call" && block.text.trim() !== "") blocks.push(block)
-  }
-  release()
-  return blocks
-}
+export const interrupted = (state: State): ReadonlyArray<AssistantBlock> =>
+  interruptedBlocks(state as unknown as Link)
 
 /** `finish` of the fold of `step` over `chunks` from `initial`. */
 export const assemble = (chunks: Iterable<StreamChunk>): Assembled => {

@@ -244,6 +244,9 @@ describe("Assembler: a total reducer", () => {
     { type: "text-delta", index: -1, text: "negative" },
     { type: "text-delta", index: 1.5, text: "fractional" },
     { type: "text-delta", index: "0", text: "string index" },
+    // Objects that cannot become numbers: a careless index check throws on them.
+    { type: "text-delta", index: { toString: false }, text: "object index" },
+    { type: "block-end", index: Object.create(null), block: { type: "text", text: "bare object index" } },
     { type: "text-delta", index: 0, text: 7 },
     { type: "reasoning-delta", index: 0 },
     { type: "tool-call-delta", index: 0, id: 3, argumentsDelta: null },

@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { UsageError } from "./CliError.js"
+import * as Secrets from "./Secrets.js"
 import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
 import { VERSION } from "./Version.js"
 
@@ -29,7 +30,10 @@ const globals = {
 const root = Command.make("turnlog", globals, () =>
   new UsageError({ message: "choose a command: run, acp, sessions, show, doctor or demo (see turnlog --help)" }))
 
-const settings = Effect.flatMap(root, (flags) => resolveSettings(flags))
+// From here on no credential value reaches stdout or stderr (see `Secrets`).
+const settings = Effect.flatMap(root, (flags) => resolveSettings(flags)).pipe(
+  Effect.tap((s) => Effect.sync(() => Secrets.guardOutput(Secrets.of(s).redactor))),
+)
 
 // Each command's module loads when it runs: a command pays only for what it uses
 // (the ACP SDK, the agent loop, pi-ai), which is most of a short command's start-up.

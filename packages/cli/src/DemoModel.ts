@@ -1,5 +1,5 @@
 /**
- * What answers `turnlog run` when there is no provider key: a canned reply
+ * What answers `turnlog acp` when there is no provider key: a canned reply
  * that says so and echoes the prompt, streamed like a real one (text deltas,
  * usage, a version-2 envelope) so that it is stored, replayed and shown like
  * any model's answer.

@@ -8,14 +8,26 @@
  */
 export const GLOBAL_OPTIONS: ReadonlyArray<string> = ["--home", "--config", "--store"]
 
-/** A global option given last (or before `--`) without its value. */
-export class MissingValue extends Error {
+const form = (option: string) => `${option} ${option === "--store" ? "jsonl|sqlite|postgres" : option === "--home" ? "<dir>" : "<file>"}`
+
+/** A global option the command line cannot use: one sentence saying what to fix. */
+export class BadGlobalOption extends Error {}
+
+/** A global option given last (or before `--`) without its value, or with an empty one (`--home=`). */
+export class MissingValue extends BadGlobalOption {
   constructor(readonly option: string) {
-    super(`${option} needs a value (${option} ${option === "--store" ? "jsonl|sqlite|postgres" : option === "--home" ? "<dir>" : "<file>"})`)
+    super(`${option} needs a value (${form(option)})`)
   }
 }
 
-/** `argv` without node and the script: the user's words. Throws `MissingValue`. */
+/** A global option given twice: which one should win is the user's call. */
+export class RepeatedOption extends BadGlobalOption {
+  constructor(readonly option: string) {
+    super(`${option} is given more than once: give it once (${form(option)})`)
+  }
+}
+
+/** `argv` without node and the script: the user's words. Throws a `BadGlobalOption`. */
 export const hoist = (args: ReadonlyArray<string>): Array<string> => {
   const globals: Array<string> = []
   const rest: Array<string> = []
@@ -27,14 +39,10 @@ export const hoist = (args: ReadonlyArray<string>): Array<string> => {
     }
     const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg
     if (GLOBAL_OPTIONS.includes(name)) {
-      if (arg.includes("=")) {
-        globals.push(name, arg.slice(arg.indexOf("=") + 1))
-      } else {
-        const value = args[i + 1]
-        if (value === undefined || value === "--") throw new MissingValue(arg)
-        globals.push(arg, value)
-        i++
-      }
+      const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[++i]
+      if (value === undefined || value === "--" || value.trim() === "") throw new MissingValue(name)
+      if (globals.includes(name)) throw new RepeatedOption(name)
+      globals.push(name, value)
     } else {
       rest.push(arg)
     }

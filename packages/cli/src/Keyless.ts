@@ -9,7 +9,7 @@
 import { Effect, Layer, Ref, Stream } from "effect"
 import { History } from "@turnlog/history"
 import { LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
-import * as PiAiReplay from "@turnlog/llm-pi-ai/Replay"
+import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import type { StreamChunk } from "@turnlog/protocol"
 import type { ScriptCall } from "./ScriptFile.js"
 

@@ -2,29 +2,39 @@
  * The one place the Layer graph is built: store, model, tools, permissions
  * and the agent loop, from the resolved settings and the model choice.
  */
-import { existsSync } from "node:fs"
+import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import { AgentLoop, Builtins, type Permissions } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
-import { type LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
+import { AgentLoop, Builtins, Permissions, type Tools } from "@turnlog/agent"
+import { type LlmAdapter, Redacting, ReplayDiagnostics } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
-import { Memory, type SessionStore, StoreLayer } from "@turnlog/store"
+import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
+import { clipQuoted } from "./Clip.js"
 import * as DemoModel from "./DemoModel.js"
 import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
+import * as Secrets from "./Secrets.js"
 import type { Settings } from "./Settings.js"
 
+/** The store of the settings; what it is given to append is redacted (see `Secrets`). */
 export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  StoreLayer.layer({
-    kind: settings.store,
-    home: settings.home,
-    ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
-  }).pipe(
-    Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+  Layer.effect(
+    SessionStore.SessionStore,
+    Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
+  ).pipe(
+    Layer.provide(StoreLayer.layer({
+      kind: settings.store,
+      home: settings.home,
+      ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
+    }).pipe(
+      Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+    )),
   )
+
+/** The built-in tools; commands run without the provider credentials (see `Secrets`). */
+export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> => Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv })
 
 /**
  * The store for commands that only read (`sessions`, `show`, `doctor`): where
@@ -32,10 +42,33 @@ export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.Session
  * an empty store, so a mistyped home is not created just by looking at it.
  * A database is there to be read (PostgreSQL).
  */
-export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  settings.store === "postgres" || existsSync(join(settings.home, settings.store === "sqlite" ? "sessions.db" : "sessions"))
-    ? storeLayer(settings)
-    : Memory.layerMemory
+export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> => {
+  if (settings.store === "postgres") return storeLayer(settings)
+  // A home that is a file, or one the user cannot enter, is not an empty one.
+  const home = look(settings.home, "directory", `the home ${settings.home}`)
+  if (home !== "present") return home === "missing" ? Memory.layerMemory : Layer.fail(home)
+  const stored = settings.store === "sqlite"
+    ? look(join(settings.home, "sessions.db"), "file", join(settings.home, "sessions.db"))
+    : look(join(settings.home, "sessions"), "directory", join(settings.home, "sessions"))
+  if (stored !== "present") return stored === "missing" ? Memory.layerMemory : Layer.fail(stored)
+  return storeLayer(settings)
+}
+
+/** Whether `path` is there as what it should be, or why it cannot be used (a sentence naming it). */
+const look = (path: string, as: "directory" | "file", name: string): "present" | "missing" | CommandFailed => {
+  try {
+    const stat = statSync(path)
+    if (as === "directory" && !stat.isDirectory()) return new CommandFailed({ message: `${name} is not a directory` })
+    if (as === "directory") accessSync(path, constants.R_OK | constants.X_OK)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return "missing"
+    if (code === "EACCES" || code === "EPERM") return new CommandFailed({ message: `${name}: permission denied` })
+    if (code === "ENOTDIR") return new CommandFailed({ message: `${name}: a directory above it is a file` })
+    return new CommandFailed({ message: `${name} cannot be read: ${e instanceof Error ? e.message : String(e)}` })
+  }
+  return "present"
+}
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
@@ -46,7 +79,7 @@ export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Co
   return Effect.flatMap(loadPiAi, ({ PiAiRouting }) =>
     Effect.mapError(
       PiAiRouting.decodeConfig(input),
-      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${e.message}` }),
+      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(e.message)}` }),
     ))
 }
 
@@ -82,33 +115,60 @@ export const modelLayer = (
  * (the demo model, a script): a mistake in them is a usage error now, not on
  * the day a key is set.
  */
-const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
+export const providersChecked = (settings: Settings): Effect.Effect<void, UsageError> =>
   settings.config.providers === undefined ? Effect.void : Effect.asVoid(providerConfig(settings))
+
+/**
+ * Who decides whether a tool call may write or run a command: everyone is
+ * allowed with `--allow-tools` or the config's `"permissions": "allow"`,
+ * nobody with `"deny"`, and otherwise `ask` decides — the terminal for `run`,
+ * the editor for `acp`.
+ */
+export const permissionsLayer = <R>(
+  settings: Settings,
+  ask: Layer.Layer<Permissions.Permissions, never, R>,
+  options: { readonly allowTools?: boolean } = {},
+): Layer.Layer<Permissions.Permissions, never, R> => {
+  if (options.allowTools === true) return Permissions.layerAllowAll
+  switch (settings.config.permissions) {
+    case "allow":
+      return Permissions.layerAllowAll
+    case "deny":
+      return Permissions.layerDenyAll
+    default:
+      return ask
+  }
+}
 
 export interface AgentOptions<R> {
   readonly settings: Settings
   readonly choice: Choice
   readonly permissions: Layer.Layer<Permissions.Permissions, never, R>
+  /** Default: the built-ins. */
+  readonly tools?: Layer.Layer<Tools.Tools, never, R>
   readonly maxTokens?: number
 }
 
-/** The agent loop over the real store, model and built-in tools; the store is exposed too. */
+/** The agent loop over the real store, model and tools; the store and the tools (for display) are exposed too. */
 export const agentLayer = <R = never>(
   options: AgentOptions<R>,
-): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore, UsageError | CommandFailed, R> => {
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore | Tools.Tools, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
-  const loop = Loop.layer({
+  const loop = AgentLoop.layer({
     model: options.choice.route,
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(idleSeconds === undefined ? {} : { streamIdleTimeoutMs: idleSeconds * 1000 }),
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
     Layer.provide(Layer.mergeAll(
-      modelLayer(options.settings, options.choice),
-      Builtins.layer(),
+      // What goes to the provider and what it streams back are redacted (see `Secrets`).
+      Redacting.layer(Secrets.of(options.settings).redactor).pipe(
+        Layer.provide(modelLayer(options.settings, options.choice)),
+      ),
       options.permissions,
     )),
+    Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
     Layer.provideMerge(storeLayer(options.settings)),
     Layer.provide(ReplayDiagnostics.layerStderr),
   )

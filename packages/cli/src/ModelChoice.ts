@@ -1,7 +1,8 @@
 /**
  * Which model a command talks to: `--model`, else the config's `model`, else
  * — with a provider key in the environment — that provider's default model,
- * else the scripted demo model, said on stderr. A scripted-model file, when
+ * else the scripted demo model, said on stderr (`acp` only: `run` refuses
+ * the demo choice as a usage error). A scripted-model file, when
  * one is configured, replaces the provider (tests and scenarios).
  */
 import { Either, Option } from "effect"

@@ -6,10 +6,13 @@
  * chunks until it is cancelled (to cancel mid-stream without racing a clock).
  * Selected with `TURNLOG_SCRIPTED_MODEL=<file>` or the config's `scriptedModel`.
  */
-import { readFileSync } from "node:fs"
 import { Either, ParseResult, Schema } from "effect"
 import { StreamChunk } from "@turnlog/protocol"
 import { UsageError } from "./CliError.js"
+import * as RegularFile from "./RegularFile.js"
+
+/** Scripts are test and demo material: far below this. */
+const MAX_SCRIPT_BYTES = 256 * 1024 * 1024
 
 export const ScriptCall = Schema.Struct({
   chunks: Schema.Array(StreamChunk),
@@ -95,13 +98,7 @@ export const parse = (file: string, text: string): Either.Either<ReadonlyArray<S
 }
 
 export const load = (file: string): Either.Either<ReadonlyArray<ScriptCall>, UsageError> => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    return Either.left(
-      new UsageError({ message: `scripted model ${file} cannot be read: ${e instanceof Error ? e.message : String(e)}` }),
-    )
-  }
-  return parse(file, text)
+  const text = RegularFile.read(file, MAX_SCRIPT_BYTES)
+  if (Either.isLeft(text)) return Either.left(new UsageError({ message: `scripted model ${file} ${text.left}` }))
+  return parse(file, text.right)
 }

@@ -7,11 +7,17 @@
  * `TURNLOG_DATABASE_URL` | the config's `database.url`. A config that
  * cannot be used is a usage error naming the file and the field.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { ServerConfig } from "@turnlog/mcp"
 import { UsageError } from "./CliError.js"
+import { clip, clipQuoted } from "./Clip.js"
+import * as RegularFile from "./RegularFile.js"
+
+/** A config is a few KiB; far more is a mistake (`--config /dev/zero`, a log named by accident). */
+export const MAX_CONFIG_BYTES = 1024 * 1024
 
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
 export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite", "postgres"]
@@ -47,6 +53,10 @@ const Store = Schema.String.pipe(
   }),
 )
 
+const EnvName = Schema.String.annotations({ message: () => "expected an environment variable name" }).pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "expected an environment variable name" }),
+)
+
 export const ConfigFile = Schema.Struct({
   model: Schema.optionalWith(Route, { exact: true }),
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
@@ -61,6 +71,13 @@ export const ConfigFile = Schema.Struct({
   store: Schema.optionalWith(Store, { exact: true }),
   /** The PostgreSQL store's database, `postgres://…` (TURNLOG_DATABASE_URL wins). */
   database: Schema.optionalWith(Schema.Struct({ url: Schema.String }), { exact: true }),
+  /** Credential variables `run_command` still passes to commands (by default it passes none; see `Secrets`). */
+  passEnv: Schema.optionalWith(
+    Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
+    { exact: true },
+  ),
+  /** MCP servers whose tools `run` sessions get, in the Agent Client Protocol's shape. */
+  mcpServers: Schema.optionalWith(ServerConfig.Servers, { exact: true }),
 })
 export type ConfigFile = typeof ConfigFile.Type
 
@@ -85,7 +102,31 @@ const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value
 
 const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
-  issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+  clipQuoted(issue.path.length === 0 ? issue.message : `${issue.path.map((p) => clip(String(p))).join(".")}: ${issue.message}`)
+
+/** What the pi-ai layer would only find at the first request: a provider's baseUrl that is no http(s) URL. */
+const badBaseUrls = (providers: unknown): Array<string> => {
+  if (typeof providers !== "object" || providers === null) return []
+  const issues: Array<string> = []
+  for (const [name, provider] of Object.entries(providers)) {
+    if (typeof provider !== "object" || provider === null || !("baseUrl" in provider)) continue
+    const url = provider.baseUrl
+    if (typeof url === "string" && isHttpUrl(url)) continue
+    issues.push(clipQuoted(
+      `providers.${clip(name)}.baseUrl: expected an http:// or https:// URL, got ${JSON.stringify(url) ?? String(url)}`,
+    ))
+  }
+  return issues
+}
+
+const isHttpUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
 
 /** The config file's content, or a usage error naming the file and each bad field. */
 export const decodeConfig = (file: string, text: string): Either.Either<ConfigFile, UsageError> => {
@@ -97,14 +138,19 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
+  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({
-        message: `config file ${file}: ${
-          ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        } (keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database)`,
+        message: `config file ${file}: ${ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")} ${keys}`,
       })
     ),
+    Either.flatMap((config) => {
+      const urls = badBaseUrls(config.providers)
+      return urls.length === 0
+        ? Either.right(config)
+        : Either.left(new UsageError({ message: `config file ${file}: ${urls.join("; ")}` }))
+    }),
   )
 }
 
@@ -133,13 +179,10 @@ export const resolveSettings = (
         const from = Option.isSome(flags.config) ? "--config" : "TURNLOG_CONFIG"
         return yield* new UsageError({ message: `config file ${configFile} (from ${from}) does not exist` })
       }
-      const text = yield* Effect.try({
-        try: () => readFileSync(configFile, "utf8"),
-        catch: (e) =>
-          new UsageError({
-            message: `config file ${configFile} cannot be read: ${e instanceof Error ? e.message : String(e)}`,
-          }),
-      })
+      const text = yield* Either.mapLeft(
+        RegularFile.read(configFile, MAX_CONFIG_BYTES),
+        (why) => new UsageError({ message: `config file ${configFile} ${why}` }),
+      )
       config = yield* decodeConfig(configFile, text)
     }
     const scriptedFromEnv = nonEmpty(env.TURNLOG_SCRIPTED_MODEL)

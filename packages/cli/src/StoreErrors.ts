@@ -3,10 +3,10 @@
  * The store's errors already name the file, line or session; this only frames
  * them.
  */
-import type { AgentError } from "@turnlog/agent/AgentLoop"
+import type { AgentLoop } from "@turnlog/agent"
 import { CommandFailed, UsageError } from "./CliError.js"
 
-export const toCommandError = (error: AgentError): CommandFailed | UsageError => {
+export const toCommandError = (error: AgentLoop.AgentError): CommandFailed | UsageError => {
   switch (error._tag) {
     case "InvalidModel":
       return new UsageError({ message: error.message })
@@ -18,5 +18,5 @@ export const toCommandError = (error: AgentError): CommandFailed | UsageError =>
 }
 
 /** Leaves the command's own errors as they are and frames the rest. */
-export const asCommandError = (error: AgentError | CommandFailed | UsageError): CommandFailed | UsageError =>
+export const asCommandError = (error: AgentLoop.AgentError | CommandFailed | UsageError): CommandFailed | UsageError =>
   error._tag === "CommandFailed" || error._tag === "UsageError" ? error : toCommandError(error)

@@ -6,6 +6,7 @@
 import { createInterface } from "node:readline"
 import { Effect, type Layer } from "effect"
 import { Permissions } from "@turnlog/agent"
+import { visible } from "./Visible.js"
 
 const HOW_TO_ALLOW = `pass --allow-tools or set "permissions": "allow" in the config`
 
@@ -32,7 +33,7 @@ const askTerminal = (request: Permissions.Request): Effect.Effect<Permissions.De
       process.kill(process.pid, "SIGINT")
     })
     rl.on("close", () => settle("deny"))
-    rl.question(`turnlog: allow ${request.title}? [y/N] `, (answer) => settle(/^y(es)?$/i.test(answer.trim()) ? "allow" : "deny"))
+    rl.question(`turnlog: allow ${visible(request.title)}? [y/N] `, (answer) => settle(/^y(es)?$/i.test(answer.trim()) ? "allow" : "deny"))
     // Interrupted (the turn was cancelled): the question is withdrawn.
     return Effect.sync(() => {
       settled = true
@@ -48,7 +49,7 @@ export const layer = (): Layer.Layer<Permissions.Permissions> =>
     canAsk()
       ? askTerminal(request)
       : Effect.sync(() => {
-        process.stderr.write(`turnlog: denied ${request.title} (no terminal to ask; ${HOW_TO_ALLOW})\n`)
+        process.stderr.write(`turnlog: denied ${visible(request.title)} (no terminal to ask; ${HOW_TO_ALLOW})\n`)
         return "deny" as const
       })
   )

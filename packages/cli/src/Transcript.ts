@@ -136,7 +136,7 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
   }
   if (open) turns.push({ items })
   const torn = session.recovery.tornTail
-  const writer = session.recovery.openTurn?.writer
+  const writer = session.recovery.openTurn?.holder?.pid
   return {
     id: session.header.id,
     cwd: session.header.cwd,

@@ -11,23 +11,36 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
-import { hoist, MissingValue } from "./GlobalArgs.js"
+import { BadGlobalOption, hoist } from "./GlobalArgs.js"
+import * as UnknownOptions from "./UnknownOptions.js"
+import { visible } from "./Visible.js"
 
 // A signal interrupts the command (the runtime's own handlers do that); the
 // exit code then says which one, as a shell would: 128 + its number. Like the
 // runtime's, these listeners go at the first signal, so that a second one has
 // its default effect and ends a shutdown that hangs (a stuck disk) at once.
-let stoppedBy: "SIGINT" | "SIGTERM" | undefined
-const EXIT_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const
+// SIGHUP (the terminal closed) has no handler in the runtime, so by default it
+// killed the process mid-turn: it is handed to the runtime's SIGTERM handling,
+// and the turn is closed as cancelled with what it showed; then the process
+// ends by that SIGHUP (see the teardown).
+type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP"
+let stoppedBy: StopSignal | undefined
+const EXIT_SIGNAL = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
 const onSigint = () => noteSignal("SIGINT")
 const onSigterm = () => noteSignal("SIGTERM")
-const noteSignal = (signal: "SIGINT" | "SIGTERM") => {
+const onSighup = () => {
+  noteSignal("SIGHUP")
+  process.emit("SIGTERM", "SIGTERM")
+}
+const noteSignal = (signal: StopSignal) => {
   stoppedBy = signal
   process.off("SIGINT", onSigint)
   process.off("SIGTERM", onSigterm)
+  process.off("SIGHUP", onSighup)
 }
 process.on("SIGINT", onSigint)
 process.on("SIGTERM", onSigterm)
+process.on("SIGHUP", onSighup)
 
 // A reader that went away (`turnlog run … | head`, an editor that quit) stops
 // the command the way Ctrl-C does — a turn in flight is closed in the log as
@@ -36,6 +49,8 @@ process.on("SIGTERM", onSigterm)
 let readerGone = false
 const EXIT_BROKEN_PIPE = 141
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  // A closed terminal answers writes with EIO: nobody is there to read them.
+  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
   if (error.code !== "EPIPE") throw error
   if (readerGone) return
   readerGone = true
@@ -43,6 +58,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (stoppedBy === undefined) process.kill(process.pid, "SIGINT")
 })
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
   if (error.code !== "EPIPE") throw error
 })
 
@@ -56,16 +72,18 @@ const program = Effect.suspend(() => {
   try {
     args = hoist(process.argv.slice(2))
   } catch (error) {
-    if (error instanceof MissingValue) return Effect.fail(new UsageError({ message: error.message }))
+    if (error instanceof BadGlobalOption) return Effect.fail(new UsageError({ message: error.message }))
     throw error
   }
+  const unknown = UnknownOptions.check(args)
+  if (unknown !== undefined) return Effect.fail(new UsageError({ message: unknown }))
   return cli(["node", "turnlog", ...args])
 }).pipe(
   Effect.as(EXIT_OK),
   Effect.catchAll((error) => {
     if (ValidationError.isValidationError(error)) return Effect.succeed(EXIT_USAGE) // already printed by the parser
     return Effect.sync(() => {
-      process.stderr.write(`turnlog: ${error.message}\n`)
+      process.stderr.write(`turnlog: ${visible(error.message)}\n`)
       return error._tag === "UsageError" ? EXIT_USAGE : EXIT_FAILED
     })
   }),
@@ -85,6 +103,13 @@ const program = Effect.suspend(() => {
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
+    if (stoppedBy === "SIGHUP" && Exit.isInterrupted(exit)) {
+      // Node aborts when it exits normally after its terminal hung up (it
+      // cannot restore the terminal's mode), so the work done, the process
+      // ends by the signal itself, as a shell reports it: 129. Its listener is
+      // gone, so the signal has its default effect at once.
+      process.kill(process.pid, "SIGHUP")
+    }
     onExit(
       readerGone
         ? EXIT_BROKEN_PIPE

@@ -5,7 +5,7 @@ import { Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { hoist } from "../src/GlobalArgs.js"
 import * as ModelChoice from "../src/ModelChoice.js"
-import { resolveSettings, type Settings } from "../src/Settings.js"
+import { decodeConfig, resolveSettings, type Settings } from "../src/Settings.js"
 
 describe("GlobalArgs.hoist", () => {
   it("moves global options (both spellings) before the command, and leaves everything after -- alone", () => {
@@ -110,6 +110,33 @@ describe("ModelChoice.choose", () => {
     const result = ModelChoice.choose(Option.some("gpt"), settings())
     expect(Either.isLeft(result) && result.left.message).toBe(
       '--model "gpt" is not a model route: expected "<provider>/<model>", e.g. "anthropic/claude-sonnet-4-5"',
+    )
+  })
+})
+
+describe("the config's mcpServers", () => {
+  const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
+  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers)"
+
+  it("take the ACP shape, stdio with defaults and http with headers", () => {
+    expect(decodeConfig("/c.json", `{"mcpServers":[{"name":"fs","command":"npx"},{"type":"http","name":"t","url":"https://h/mcp"}]}`))
+      .toEqual(Either.right({
+        mcpServers: [
+          { name: "fs", command: "npx", args: [], env: [] },
+          { type: "http", name: "t", url: "https://h/mcp", headers: [] },
+        ],
+      }))
+  })
+
+  it("a bad entry is one sentence naming the field", () => {
+    expect(message(`{"mcpServers":[{"name":"fs","command":"npx","env":{"A":"1"}}]}`)).toBe(
+      `config file /c.json: mcpServers.0.env: expected a list of { "name": …, "value": … } ${KEYS}`,
+    )
+    expect(message(`{"mcpServers":[{"name":"a","command":"x"},{"type":"sse","name":"b"}]}`)).toBe(
+      `config file /c.json: mcpServers.1.url: is missing ${KEYS}`,
+    )
+    expect(message(`{"mcpServers":{"fs":{"command":"npx"}}}`)).toBe(
+      `config file /c.json: mcpServers: expected a list of servers, e.g. [{ "name": "fs", "command": "npx", "args": ["-y", "some-mcp-server"] }] ${KEYS}`,
     )
   })
 })

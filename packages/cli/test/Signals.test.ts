@@ -1,10 +1,11 @@
-// `turnlog run` stopped by a signal while the answer streams: Ctrl-C (SIGINT)
-// and SIGTERM (a service manager, `timeout`, `kill`) both close the turn in
-// the log as cancelled, keeping what streamed, and the exit code says which
-// signal it was, as a shell would (128 + its number): 130 and 143. A second
+// `turnlog run` stopped by a signal while the answer streams: Ctrl-C (SIGINT),
+// SIGTERM (a service manager, `timeout`, `kill`) and SIGHUP (the terminal
+// closed) all close the turn in the log as cancelled, keeping what streamed,
+// and the exit code says which signal it was, as a shell would (128 + its
+// number): 130, 143 and 129. A second
 // signal while that shutdown still runs ends the process at once — the way
 // out of a shutdown stuck on a slow disk.
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -63,7 +64,7 @@ interface Ended {
  * with `twice`, the disk stalls from then on and the signal is sent again half
  * a second later, while the first one's shutdown waits on the disk.
  */
-const runAndSignal = (signal: "SIGINT" | "SIGTERM", twice = false) =>
+const runAndSignal = (signal: "SIGINT" | "SIGTERM" | "SIGHUP", twice = false) =>
   new Promise<Ended>((resolve) => {
     const home = tempDir(`signal-${signal}-home`)
     const cwd = tempDir(`signal-${signal}-cwd`)
@@ -106,8 +107,9 @@ const events = (home: string) => {
 }
 
 describe("turnlog run stopped by a signal mid-answer", () => {
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-    it(`${signal}: the turn is closed as cancelled with what streamed kept, exit ${code}`, async () => {
+  // After SIGHUP the process ends by the signal itself once the turn is closed: a shell reports 129.
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", null]] as const) {
+    it(`${signal}: the turn is closed as cancelled with what streamed kept, exit ${code ?? "by the signal (129)"}`, async () => {
       const result = await runAndSignal(signal)
       const log = events(result.home)
       expect(log.at(-1)).toEqual(expect.objectContaining({ type: "turn/end", data: { reason: "cancelled" } }))
@@ -118,13 +120,13 @@ describe("turnlog run stopped by a signal mid-answer", () => {
       expect(content[0]!.text.startsWith("line 0\n")).toBe(true)
       // Ten seconds of answer were scripted; the signal stopped it well before the end.
       expect(result.stdout).not.toContain("line 199")
-      expect(result.code).toBe(code)
+      expect({ code: result.code, signal: result.signal }).toEqual({ code, signal: code === null ? signal : null })
     })
   }
 })
 
 describe("a second signal while the first one's shutdown still runs", () => {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(`${signal} twice: the second ends the process at once, without waiting for the stalled disk`, async () => {
       const result = await runAndSignal(signal, true)
       // Killed by the signal itself (no exit code), well before the stalled fsync would have returned.
@@ -134,4 +136,56 @@ describe("a second signal while the first one's shutdown still runs", () => {
       ).toEqual({ code: null, signal, promptly: true })
     }, 30_000)
   }
+})
+
+// Runs argv on a pseudo-terminal, closes the terminal once "line 0" shows (the
+// kernel then sends SIGHUP, and writes to the terminal fail with EIO), and
+// prints {"shellStatus", "timedOut"} (the status as a shell reports it: 128 + n when killed by signal n).
+const CLOSE_TERMINAL = String.raw`
+import json, os, pty, select, sys, time
+cwd, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.chdir(cwd)
+    os.execv(argv[0], argv)
+buf, deadline = b"", time.time() + 60
+while b"line 0" not in buf and time.time() < deadline:
+    r, _, _ = select.select([fd], [], [], 0.1)
+    if r:
+        buf += os.read(fd, 65536)
+os.close(fd)
+status = None
+while status is None and time.time() < deadline:
+    p, st = os.waitpid(pid, os.WNOHANG)
+    if p:
+        status = st
+    else:
+        time.sleep(0.05)
+if status is None:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+print(json.dumps({"shellStatus": None if status is None else (128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), "timedOut": status is None}))
+`
+
+describe("the terminal closed under turnlog run", () => {
+  it("is a SIGHUP: the turn is closed as cancelled with what it showed, exit 129", async () => {
+    const home = tempDir("hangup-home")
+    const cwd = tempDir("hangup-cwd")
+    const result = await new Promise<{ shellStatus: number | null; timedOut: boolean }>((resolve, reject) =>
+      execFile(
+        "python3",
+        ["-c", CLOSE_TERMINAL, cwd, process.execPath, BIN, "--home", home, "run", "count"],
+        { env: { ...cleanEnv(), TURNLOG_SCRIPTED_MODEL: slowScript(home) } },
+        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+      )
+    )
+    const log = events(home)
+    expect(log.at(-1)).toEqual(expect.objectContaining({ type: "turn/end", data: { reason: "cancelled" } }))
+    const kept = log.filter((e) => e.type === "assistant/message")
+    expect(kept).toHaveLength(1)
+    const content = (kept[0]!.data["message"] as { content: ReadonlyArray<{ type: string; text: string }> }).content
+    expect(content[0]!.text.startsWith("line 0\n")).toBe(true)
+    // Not an abort (134) nor a crash (139): Node cannot exit normally on a hung-up terminal.
+    expect(result).toEqual({ shellStatus: 129, timedOut: false })
+  }, 90_000)
 })

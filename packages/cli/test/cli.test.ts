@@ -2,16 +2,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { hasStackTrace, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { hasStackTrace, removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
 
 // Each test starts real processes one after another; on a busy machine that is slow, never wrong.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-const DEMO_REPLY = (prompt: string) =>
-  `This is turnlog's scripted demo model: no provider key is set, so this answer is canned. You said: "${prompt}". ` +
-  "To talk to a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY " +
-  "(or another provider's key with --model <provider>/<model>).\n"
+const REPLY = (n: number) => `Scripted answer ${n}: turnlog keeps a durable log.`
 
 const sessionIdFrom = (stderr: string): string => {
   const match = /^turnlog: session (\S+)$/m.exec(stderr)
@@ -23,21 +20,22 @@ describe.concurrent("without a key", () => {
   const home = tempDir("keyless")
   const cwd = tempDir("keyless-cwd")
   const env = { TURNLOG_HOME: home }
+  // Each run is its own process: the script's first call answers each one.
+  const firstScript = textScript(home, [REPLY(1)], "first.jsonl")
+  const secondScript = textScript(home, [REPLY(2)], "second.jsonl")
 
-  it("run answers with the scripted demo model, says so on stderr, and the session can be listed, shown, examined and continued", async () => {
-    const first = await turnlog(["run", "what", "is", "turnlog?"], { cwd, env })
+  it("run with a scripted model answers, says so on stderr, and the session can be listed, shown, examined and continued", async () => {
+    const first = await turnlog(["run", "what", "is", "turnlog?"], { cwd, env: { ...env, TURNLOG_SCRIPTED_MODEL: firstScript } })
     expect(first.code, first.stderr).toBe(0)
-    expect(first.stdout).toBe(DEMO_REPLY("what is turnlog?"))
-    expect(first.stderr).toContain(
-      "turnlog: no provider key in the environment, so the scripted demo model answers; to use a real model, set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY",
-    )
+    expect(first.stdout).toBe(`${REPLY(1)}\n`)
+    expect(first.stderr).toContain(`turnlog: scripted model ${firstScript} answers as turnlog/scripted\n`)
     const id = sessionIdFrom(first.stderr)
     expect(existsSync(join(home, "sessions", `${id}.jsonl`))).toBe(true)
 
-    const again = await turnlog(["run", "--continue", "and", "then?"], { cwd, env })
+    const again = await turnlog(["run", "--continue", "and", "then?"], { cwd, env: { ...env, TURNLOG_SCRIPTED_MODEL: secondScript } })
     expect(again.code, again.stderr).toBe(0)
     expect(sessionIdFrom(again.stderr)).toBe(id)
-    expect(again.stdout).toBe(DEMO_REPLY("and then?"))
+    expect(again.stdout).toBe(`${REPLY(2)}\n`)
 
     const listed = await turnlog(["sessions", "--json"], { cwd, env })
     expect(listed.code, listed.stderr).toBe(0)
@@ -59,14 +57,14 @@ describe.concurrent("without a key", () => {
       "user:",
       "  what is turnlog?",
       "assistant:",
-      `  ${DEMO_REPLY("what is turnlog?").trimEnd()}`,
+      `  ${REPLY(1)}`,
       "turn 1 completed",
       "",
       "── turn 2",
       "user:",
       "  and then?",
       "assistant:",
-      `  ${DEMO_REPLY("and then?").trimEnd()}`,
+      `  ${REPLY(2)}`,
       "turn 2 completed",
       "",
     ])
@@ -86,11 +84,31 @@ describe.concurrent("without a key", () => {
       cwd,
       events: expect.any(Number),
       messages: [
-        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/demo", replay: "native" },
-        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/demo", replay: "native" },
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native" },
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native" },
       ],
       openTurn: false,
     }])
+  })
+
+  it("run with no usable provider is a usage error that says what to set and where, and points at the demo", async () => {
+    const home = tempDir("noprovider-home")
+    const result = await turnlog(["run", "what", "is", "turnlog?"], { cwd: tempDir("noprovider-cwd"), env: { TURNLOG_HOME: home } })
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `turnlog: no model to run: no provider key is set and no config file was found at ${join(home, "config.json")}. ` +
+        "Set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY " +
+        "(or name a model with --model <provider>/<model>), or set \"model\" in a config file " +
+        "($TURNLOG_CONFIG, --config, or config.json in $TURNLOG_HOME). To try turnlog without a key: turnlog demo\n",
+    })
+    // No session was made for the refused prompt.
+    expect(existsSync(join(home, "sessions"))).toBe(false)
+    const configured = join(home, "config.json")
+    writeFileSync(configured, JSON.stringify({ permissions: "deny" }))
+    const withConfig = await turnlog(["run", "hi"], { cwd: tempDir("noprovider-cwd"), env: { TURNLOG_HOME: home } })
+    expect(withConfig.code).toBe(2)
+    expect(withConfig.stderr).toContain(`no provider key is set and the config file ${configured} names no "model". `)
   })
 
   it("a named model without its key fails with one sentence naming the variable to set", async () => {
@@ -117,7 +135,10 @@ describe.concurrent("without a key", () => {
   it("the SQLite store is chosen with --store sqlite", async () => {
     const cwd = tempDir("sqlite-cwd")
     const sqliteHome = tempDir("sqlite-home")
-    const run = await turnlog(["--store", "sqlite", "--home", sqliteHome, "run", "hi"], { cwd, env })
+    const run = await turnlog(["--store", "sqlite", "--home", sqliteHome, "run", "hi"], {
+      cwd,
+      env: { ...env, TURNLOG_SCRIPTED_MODEL: firstScript },
+    })
     expect(run.code, run.stderr).toBe(0)
     expect(existsSync(join(sqliteHome, "sessions.db"))).toBe(true)
     const listed = await turnlog(["sessions", "--store", "sqlite", "--home", sqliteHome, "--json"], { cwd, env })
@@ -410,7 +431,7 @@ describe("demo", () => {
 describe("one damaged log among good ones", () => {
   const home = tempDir("damaged")
   const cwd = tempDir("damaged-cwd")
-  const env = { TURNLOG_HOME: home }
+  const env = { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: textScript(home, [REPLY(1)]) }
 
   it("sessions and doctor show the good session and name the damaged one; run --continue says what it left out", async () => {
     const first = await turnlog(["run", "hello"], { cwd, env })
@@ -431,7 +452,7 @@ describe("one damaged log among good ones", () => {
     expect(doctor.code).toBe(1)
     expect(doctor.stdout.split("\n").slice(0, 2)).toEqual([
       `session empty: cannot be read: ${empty}:1: the file is empty`,
-      `session ${id} (${cwd}): 22 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state`,
+      `session ${id} (${cwd}): 12 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state`,
     ])
 
     const again = await turnlog(["run", "--continue", "more"], { cwd, env })

@@ -9,35 +9,71 @@
  * propagates.
  */
 import { type Cause, Effect, Exit } from "effect"
-import type { Message, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
+import { type Message, MessageId, type SessionId, type SessionLog } from "@turnlog/protocol"
+import * as Conversation from "./internal/conversation.js"
 import type { InvalidReplayState, ReplayCodec, ReplayDiagnostic } from "./Replay.js"
 import { INVALID_REPLAY_STATE } from "./Replay.js"
 
+/** How the summary of a compaction is framed for the model: clearly earlier conversation, not the user's words. */
+export const SUMMARY_PREFIX =
+  "The conversation before this point was compacted to fit the context window. This is a summary of that earlier conversation, written for you; the messages after it continue where it ends."
+
+/** The text of the summary message. */
+export const summaryText = (summary: string): string => `${SUMMARY_PREFIX}\n\n<summary>\n${summary}\n</summary>`
+
+/**
+ * The summary of a compaction as the first message of the history: one
+ * provider-neutral user-role message, written by the runtime (system source).
+ * Its id follows from the compaction's seq, so every request after the same
+ * compaction starts with the same message.
+ */
+export const summaryMessage = (compaction: SessionLog.EventOf<"context/compaction">): Message => ({
+  id: MessageId.make(`compaction-${compaction.seq}`),
+  role: "user",
+  content: [{ type: "text", text: summaryText(compaction.data.summary) }],
+  source: { kind: "system" },
+})
+
 /**
  * The messages a request is built from, in log order: user messages, assistant
- * messages with content (replay state as stored), tool results. Raw chunks,
- * request markers and turn boundaries are not history.
+ * messages with content, tool results. Raw chunks, request markers and turn
+ * boundaries are not history, nor is a compaction's own summary request.
+ *
+ * With a `context/compaction` in the log, the history starts from the latest
+ * one: its summary (`summaryMessage`), then the messages from its
+ * `firstKeptSeq` on. A message named by a `replay/degrade` is sent without its
+ * replay state (so provider-neutral) from then on; the event itself is the
+ * record of why, so no diagnostic is reported for it here. Replay state of
+ * every other message goes on exactly as stored.
  */
-export const fromEvents = (events: Iterable<SessionLog.SessionEvent>): Array<Message> => {
-  const messages: Array<Message> = []
-  for (const event of events) {
-    switch (event.type) {
-      case "user/message":
-      case "tool/result":
-        messages.push(event.data.message)
-        break
-      case "assistant/message":
-        if (event.data.message.content.length > 0) messages.push(event.data.message)
-        break
-      case "turn/start":
-      case "request/start":
-      case "assistant/chunk":
-      case "tool/call":
-      case "turn/end":
-        break
-    }
+export const fromEvents = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<Message> => {
+  const p = Conversation.plan(events)
+  if (p.compaction === undefined) {
+    const messages: Array<Message> = []
+    Conversation.collect(events, 0, p.degraded, messages, undefined)
+    return messages
   }
+  const messages: Array<Message> = [summaryMessage(p.compaction)]
+  Conversation.collect(events, Conversation.keptStart(events, p), p.degraded, messages, undefined)
   return messages
+}
+
+/** The conversation after the latest compaction, message by message with the seq of its event. */
+export interface View {
+  /** The compaction the history starts from, if any (its summary is not among `messages`). */
+  readonly compaction: SessionLog.EventOf<"context/compaction"> | undefined
+  readonly messages: ReadonlyArray<Message>
+  /** `seqs[i]` is the seq of the event `messages[i]` came from. */
+  readonly seqs: ReadonlyArray<number>
+}
+
+/** What `fromEvents` returns, less the summary message, with each message's seq: what a compaction cuts. */
+export const view = (events: ReadonlyArray<SessionLog.SessionEvent>): View => {
+  const p = Conversation.plan(events)
+  const messages: Array<Message> = []
+  const seqs: Array<number> = []
+  Conversation.collect(events, p.compaction === undefined ? 0 : Conversation.keptStart(events, p), p.degraded, messages, seqs)
+  return { compaction: p.compaction, messages, seqs }
 }
 
 export interface ReconstructOptions {
@@ -110,6 +146,17 @@ export const reconstructMessage = <Native>(
   )
 }
 
+/**
+ * A session's memo, by message id, in two halves: answers decoded from replay
+ * state, and answers made without it. A message sent without state after a
+ * `replay/degrade` is then a miss in the second half, never the native form
+ * decoded before the provider refused it.
+ */
+interface Memo<Native> {
+  readonly decoded: Map<MessageId, Native>
+  readonly stateless: Map<MessageId, Native>
+}
+
 /** The exit of an effect that has already completed, without running it. */
 const completed = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | undefined =>
   Exit.isExit(effect) ? (effect as Exit.Exit<A, E>) : undefined
@@ -127,7 +174,7 @@ const run = <Native>(
   messages: ReadonlyArray<Message>,
   codec: ReplayCodec<Native>,
   options: ReconstructOptions,
-  cache: Map<MessageId, Native> | undefined,
+  cache: Memo<Native> | undefined,
 ): Effect.Effect<Array<Native>> => {
   // Sized for every message and trimmed once: pushing would regrow (and copy) a long history's array.
   // (Past the engine's fast-array limit a pre-sized array would be a dictionary: grow those instead.)
@@ -140,30 +187,36 @@ const run = <Native>(
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (m.role !== "assistant") continue
+    const stateless = m.source.kind !== "model" || m.source.replayState === undefined
     if (cache !== undefined) {
-      const hit = cache.get(m.id)
+      const hit = (stateless ? cache.stateless : cache.decoded).get(m.id)
       if (hit !== undefined) {
         out[n++] = hit
         continue
       }
     }
     let native: Native
-    if (m.source.kind !== "model" || m.source.replayState === undefined) {
+    if (stateless) {
       native = codec.foreign(m)
-    } else {
-      const decoded = completed(codec.decode(m))
-      if (decoded === undefined || (decoded._tag === "Failure" && decoded.cause._tag !== "Fail")) {
-        ;(pending ??= []).push([n++, m, diagnostics?.length ?? 0]) // filled in below, in order
-        continue
+      if (cache !== undefined) {
+        cache.stateless.set(m.id, native)
+        cache.decoded.delete(m.id)
       }
-      if (decoded._tag === "Success") {
-        native = decoded.value
-      } else {
-        native = codec.foreign(m)
-        ;(diagnostics ??= []).push(diagnosticFor(m, (decoded.cause as Cause.Fail<InvalidReplayState>).error, options))
-      }
+      out[n++] = native
+      continue
     }
-    cache?.set(m.id, native)
+    const decoded = completed(codec.decode(m))
+    if (decoded === undefined || (decoded._tag === "Failure" && decoded.cause._tag !== "Fail")) {
+      ;(pending ??= []).push([n++, m, diagnostics?.length ?? 0]) // filled in below, in order
+      continue
+    }
+    if (decoded._tag === "Success") {
+      native = decoded.value
+    } else {
+      native = codec.foreign(m)
+      ;(diagnostics ??= []).push(diagnosticFor(m, (decoded.cause as Cause.Fail<InvalidReplayState>).error, options))
+    }
+    cache?.decoded.set(m.id, native)
     out[n++] = native
   }
   if (n < out.length) out.length = n
@@ -183,7 +236,7 @@ const run = <Native>(
             return codec.foreign(m)
           })),
         Effect.map((native) => {
-          cache?.set(m.id, native)
+          cache?.decoded.set(m.id, native)
           out[at] = native
         }),
       ), { discard: true }).pipe(
@@ -227,10 +280,10 @@ export interface Reconstructor<Native> {
  * diagnostic is reported once, not on every request.
  */
 export const makeReconstructor = <Native>(codec: ReplayCodec<Native>): Reconstructor<Native> => {
-  const cache = new Map<MessageId, Native>()
+  const cache: Memo<Native> = { decoded: new Map(), stateless: new Map() }
   return {
     message: (m, options) => Effect.suspend(() => Effect.map(run([m], codec, options, cache), (out) => out[0]!)),
     all: (messages, options) => Effect.suspend(() => run(messages, codec, options, cache)),
-    size: () => cache.size,
+    size: () => cache.decoded.size + cache.stateless.size,
   }
 }

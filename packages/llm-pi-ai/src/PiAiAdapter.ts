@@ -12,17 +12,19 @@
  * new since the previous one, and a degraded message is reported once
  * (`internal/SessionHistory.ts`).
  */
-import type { AssistantMessage, SimpleStreamOptions } from "@earendil-works/pi-ai"
+import type { AssistantMessage, Context, SimpleStreamOptions } from "@earendil-works/pi-ai"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
 import { LlmAdapter, type LlmRequest, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
-import type { SessionId, StreamChunk } from "@turnlog/protocol"
-import * as Chunks from "./Chunks.js"
-import { toContext } from "./Context.js"
-import { messageOf, observeFetch } from "./Failures.js"
-import { codec } from "./Replay.js"
+import type { Failure, SessionId, StreamChunk } from "@turnlog/protocol"
+import * as EventSource from "./internal/EventSource.js"
+import * as RefusedMessage from "./internal/RefusedMessage.js"
+import * as PiAiChunks from "./PiAiChunks.js"
+import { toContext } from "./PiAiContext.js"
+import { messageOf, observeFetch } from "./PiAiFailures.js"
+import { codec } from "./PiAiReplay.js"
 import * as SessionHistory from "./internal/SessionHistory.js"
-import * as Routing from "./Routing.js"
+import * as Routing from "./PiAiRouting.js"
 
 export interface Options {
   /** Where keys are looked up (default `process.env`). */
@@ -37,12 +39,30 @@ const DEFAULT_MAX_SESSIONS = 64
 
 type Reconstructor = SessionHistory.SessionHistory<AssistantMessage>
 
+interface Prepared {
+  readonly route: Routing.Route
+  readonly secret: string | undefined
+  readonly context: Context
+}
+
 /** Replaces every occurrence of a secret, so no failure message can carry a key into the log. */
 const redactor = (secret: string | undefined) => (text: string): string =>
   secret === undefined || secret.length < 4 ? text : text.split(secret).join("[redacted]")
 
+/**
+ * The openai SDK (under pi-ai's OpenAI providers) writes "Could not parse
+ * message into JSON" to the console before it throws on a stream event that is
+ * not JSON; the throw already ends the stream in an error finish saying so, and
+ * the console is the terminal's or ACP's stderr. Nothing else in it logs at the
+ * default level, so its logging is off unless the user asked for it.
+ */
+const quietSdkLogs = Effect.sync(() => {
+  if (process.env["OPENAI_LOG"] === undefined) process.env["OPENAI_LOG"] = "off"
+})
+
 export const make = (config: unknown, options: Options = {}) =>
   Effect.gen(function*() {
+    yield* quietSdkLogs
     const decoded = yield* Routing.decodeConfig(config)
     const diagnostics = yield* ReplayDiagnostics
     const router = Routing.make(decoded, options.env ?? process.env)
@@ -64,91 +84,74 @@ export const make = (config: unknown, options: Options = {}) =>
       return created
     }
 
-    const stream = (request: LlmRequest): Stream.Stream<StreamChunk> =>
-      Stream.suspend(() => run(request))
+    /** The pi-ai options of one request; retries belong to the agent loop, which logs each attempt. */
+    const streamOptions = (request: LlmRequest, signal: AbortSignal, fetch: typeof globalThis.fetch): SimpleStreamOptions => ({
+      signal,
+      fetch,
+      maxRetries: 0,
+      ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.reasoning === undefined ? {} : { reasoning: request.reasoning }),
+      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+    })
 
-    const run = (request: LlmRequest): Stream.Stream<StreamChunk> => {
-      // Set once a finish is emitted: nothing may follow it, not even a recovered failure.
-      let finished = false
-      const once = (chunk: StreamChunk): Stream.Stream<StreamChunk> => {
-        finished = true
-        return Stream.make(chunk)
-      }
-      const dispatch = Effect.gen(function*() {
+    /** The route, credential and native history of a request, or the failure that stops it before any HTTP call. */
+    const prepare = (request: LlmRequest): Effect.Effect<Either.Either<Prepared, Failure>> =>
+      Effect.gen(function*() {
         const route = router.resolve(request.provider, request.model)
-        if (Either.isLeft(route)) return once(Chunks.errorFinish(route.left))
+        if (Either.isLeft(route)) return Either.left(route.left)
         const credential = yield* Effect.tryPromise({
           try: (signal) => router.credential(route.right, signal),
-          catch: (cause) => cause,
-        })
-        if (Either.isLeft(credential)) return once(Chunks.errorFinish(credential.left))
+          catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
+        }).pipe(Effect.catchAll((failure) => Effect.succeed(Either.left(failure))))
+        if (Either.isLeft(credential)) return Either.left(credential.left)
         const assistants = yield* reconstructorFor(request.sessionId).reconstruct(request.messages, {
           targetRoute: route.right.id,
           ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
           report: diagnostics.report,
         })
-        const context = toContext(request, assistants)
-        const model = route.right.model
-        const redact = redactor(credential.right.secret)
-
-        return Stream.asyncPush<StreamChunk>((emit) =>
-          Effect.acquireRelease(
-            Effect.sync(() => {
-              const controller = new AbortController()
-              const observed = observeFetch(options.fetch)
-              const mapper = Chunks.make({ response: observed.response, redact })
-              const push = (chunks: ReadonlyArray<StreamChunk>) => {
-                if (chunks.length > 0) emit.array(chunks)
-                if (mapper.finished()) {
-                  finished = true
-                  emit.end()
-                }
-              }
-              const streamOptions: SimpleStreamOptions = {
-                signal: controller.signal,
-                fetch: observed.fetch,
-                // Retries belong to the agent loop, which logs each attempt.
-                maxRetries: 0,
-                ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
-                ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-                ...(request.reasoning === undefined ? {} : { reasoning: request.reasoning }),
-                ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-              }
-              void (async () => {
-                try {
-                  const events = router.models.streamSimple(model, context, streamOptions)
-                  for await (const event of events) {
-                    push(mapper.event(event))
-                    if (mapper.finished()) break
-                  }
-                  push(mapper.end())
-                } catch (cause) {
-                  push(mapper.fail(cause))
-                }
-              })()
-              return { controller, mapper }
-            }),
-            // A response still in flight when the stream is closed (interrupted, or
-            // its consumer stopped early) is aborted, which closes its HTTP request.
-            ({ controller, mapper }) => Effect.sync(() => mapper.finished() || controller.abort()),
-          )
-        )
+        return Either.right({ route: route.right, secret: credential.right.secret, context: toContext(request, assistants) })
       })
 
-      return Stream.unwrapScoped(dispatch).pipe(
-        Stream.catchAllCause((cause) => {
-          if (finished) return Stream.empty
-          if (Cause.isInterruptedOnly(cause)) {
-            return once({
-              type: "finish",
-              reason: { kind: "aborted", failure: { code: "ABORTED", message: "the request was interrupted" } },
-            })
-          }
-          const error = Cause.squash(cause)
-          return once(Chunks.errorFinish({ code: "PROVIDER_ERROR", message: messageOf(error) }))
-        }),
+    /** The provider's response as chunks, ending with its one finish. */
+    const respond = (request: LlmRequest, prepared: Prepared): Stream.Stream<StreamChunk> => {
+      const observed = observeFetch(options.fetch)
+      const inputs = EventSource.inputs((signal) =>
+        router.models.streamSimple(prepared.route.model, prepared.context, streamOptions(request, signal, observed.fetch))
+      )
+      return inputs.pipe(
+        Stream.mapAccum(
+          PiAiChunks.initial({
+            response: observed.response,
+            redact: redactor(prepared.secret),
+            locate: RefusedMessage.locate(request.messages, observed.requestBody),
+          }),
+          PiAiChunks.step,
+        ),
+        Stream.flattenIterables,
+        Stream.takeUntil((chunk) => chunk.type === "finish"),
       )
     }
+
+    const stream = (request: LlmRequest): Stream.Stream<StreamChunk> =>
+      Stream.fromEffect(prepare(request)).pipe(
+        Stream.flatMap(Either.match({
+          onLeft: (failure) => Stream.succeed(PiAiChunks.errorFinish(failure)),
+          onRight: (prepared) => respond(request, prepared),
+        })),
+        // Only what the structure cannot turn into a finish arrives here: an
+        // interruption, or a defect, before the finish (after it the stream has ended).
+        Stream.catchAllCause((cause) =>
+          Stream.succeed<StreamChunk>(
+            Cause.isInterruptedOnly(cause)
+              ? {
+                type: "finish",
+                reason: { kind: "aborted", failure: { code: "ABORTED", message: "the request was interrupted" } },
+              }
+              : PiAiChunks.errorFinish({ code: "PROVIDER_ERROR", message: messageOf(Cause.squash(cause)) }),
+          )
+        ),
+      )
 
     return { stream } satisfies Service
   })

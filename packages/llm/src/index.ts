@@ -1,3 +1,5 @@
 export * as LlmAdapter from "./LlmAdapter.js"
+export * as Redacting from "./Redacting.js"
+export * as Redaction from "./Redaction.js"
 export * as ReplayDiagnostics from "./ReplayDiagnostics.js"
 export * as Scripted from "./Scripted.js"

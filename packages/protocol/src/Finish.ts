@@ -4,12 +4,25 @@
  */
 import { Schema } from "effect"
 
+/**
+ * Codes the agent loop acts on. `code` stays an open string (adapters name
+ * their own failures); these are the ones with a meaning beyond the message.
+ */
+export const FailureCode = {
+  /** The request did not fit the model's context window: compact, then retry. */
+  CONTEXT_WINDOW_EXCEEDED: "CONTEXT_WINDOW_EXCEEDED",
+  /** The provider refused replayed metadata (a signature, an encrypted reasoning item): send it provider-neutral. */
+  REPLAY_REJECTED: "REPLAY_REJECTED",
+} as const
+
 export const Failure = Schema.Struct({
   message: Schema.String,
   code: Schema.String,
   status: Schema.optionalWith(Schema.Number, { exact: true }),
   retryAfterMs: Schema.optionalWith(Schema.Number, { exact: true }),
   requestId: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The index, in the request's messages, of the message the failure names (a `REPLAY_REJECTED`'s refused message). */
+  messageIndex: Schema.optionalWith(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), { exact: true }),
 })
 export type Failure = typeof Failure.Type
 

@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { Failure, FinishReason } from "./Finish.js"
-import { SessionId } from "./Ids.js"
+import { MessageId, SessionId } from "./Ids.js"
 import { Message } from "./Message.js"
 import { StreamChunk } from "./StreamChunk.js"
 import { Usage } from "./Usage.js"
@@ -34,6 +34,17 @@ export const TurnEndReason = Schema.Literal(
 )
 export type TurnEndReason = typeof TurnEndReason.Type
 
+const Seq = Schema.Number.pipe(Schema.int(), Schema.positive())
+const Tokens = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+
+/**
+ * What a request is for, when it is not the conversation's next step. A
+ * `compaction` request asks the session's model for a summary: its chunks and
+ * message are logged like any other request's, and are not conversation.
+ */
+export const RequestPurpose = Schema.Literal("compaction")
+export type RequestPurpose = typeof RequestPurpose.Type
+
 /** The payload of each event type, keyed by type. */
 export const EventData = {
   "turn/start": Schema.Struct({}),
@@ -43,6 +54,7 @@ export const EventData = {
     model: Schema.String,
     step: Schema.optionalWith(Schema.Number, { exact: true }),
     attempt: Schema.optionalWith(Schema.Number, { exact: true }),
+    purpose: Schema.optionalWith(RequestPurpose, { exact: true }),
   }),
   "assistant/chunk": Schema.Struct({ chunk: StreamChunk }),
   "assistant/message": Schema.Struct({
@@ -64,12 +76,42 @@ export const EventData = {
     reason: TurnEndReason,
     failure: Schema.optionalWith(Failure, { exact: true }),
   }),
+  /** The user's standing answer for one tool in this session ("allow always", "reject always"). */
+  "permission/rule": Schema.Struct({
+    tool: Schema.String,
+    decision: Schema.Literal("allow", "deny"),
+  }),
+  /**
+   * The history before `firstKeptSeq` summarised, written and flushed before
+   * the request it makes room for. Nothing is deleted: the request history
+   * starts from the latest compaction (its summary, then the events from
+   * `firstKeptSeq` on). Token counts are estimates of the whole request.
+   */
+  "context/compaction": Schema.Struct({
+    summary: Schema.String,
+    firstKeptSeq: Seq,
+    tokensBefore: Tokens,
+    tokensAfter: Tokens,
+    provider: Schema.String,
+    model: Schema.String,
+  }),
+  /**
+   * Messages whose replay state a provider refused, named by message id (the
+   * id the reconstructor memoizes on and diagnostics name; a provider's error
+   * points at a request message, which carries it): from this event on they
+   * are sent provider-neutral. `reason` is the provider's words; `provider`
+   * and `model` the route the request was refused on.
+   */
+  "replay/degrade": Schema.Struct({
+    messageIds: Schema.Array(MessageId),
+    reason: Schema.String,
+    provider: Schema.String,
+    model: Schema.String,
+  }),
 } as const
 
 export type EventType = keyof typeof EventData
 export const EVENT_TYPES = Object.keys(EventData) as ReadonlyArray<EventType>
-
-const Seq = Schema.Number.pipe(Schema.int(), Schema.positive())
 
 const eventOf = <T extends EventType>(type: T) =>
   Schema.Struct({ seq: Seq, time: Schema.String, type: Schema.Literal(type), data: EventData[type] })
@@ -82,6 +124,9 @@ export const AssistantMessage = eventOf("assistant/message")
 export const ToolCall = eventOf("tool/call")
 export const ToolResult = eventOf("tool/result")
 export const TurnEnd = eventOf("turn/end")
+export const PermissionRule = eventOf("permission/rule")
+export const ContextCompaction = eventOf("context/compaction")
+export const ReplayDegrade = eventOf("replay/degrade")
 
 export const SessionEvent = Schema.Union(
   TurnStart,
@@ -92,6 +137,9 @@ export const SessionEvent = Schema.Union(
   ToolCall,
   ToolResult,
   TurnEnd,
+  PermissionRule,
+  ContextCompaction,
+  ReplayDegrade,
 )
 export type SessionEvent = typeof SessionEvent.Type
 

@@ -23,6 +23,50 @@ describe("SessionLog", () => {
     for (const line of lines) expect(roundTrip(line)).toBe(line)
   })
 
+  it("round-trips the compaction and replay-repair events and the compaction request marker", () => {
+    const lines = [
+      `{"seq":9,"time":"t","type":"request/start","data":{"provider":"anthropic","model":"claude","step":2,"purpose":"compaction"}}`,
+      `{"seq":10,"time":"t","type":"context/compaction","data":{"summary":"The user asked for a\\nrefactor.","firstKeptSeq":4,"tokensBefore":15100,"tokensAfter":5200,"provider":"anthropic","model":"claude"}}`,
+      `{"seq":11,"time":"t","type":"replay/degrade","data":{"messageIds":["m2","m5"],"reason":"messages.1.content.0: Invalid \`signature\` in \`thinking\` block","provider":"anthropic","model":"claude"}}`,
+    ]
+    for (const line of lines) expect(roundTrip(line)).toBe(line)
+    expect(SessionLog.EVENT_TYPES).toEqual([
+      "turn/start",
+      "user/message",
+      "request/start",
+      "assistant/chunk",
+      "assistant/message",
+      "tool/call",
+      "tool/result",
+      "turn/end",
+      "permission/rule",
+      "context/compaction",
+      "replay/degrade",
+    ])
+  })
+
+  it("decodes a request/start of an older log unchanged: no purpose is added", () => {
+    const decoded = SessionLog.decodeEvent({ seq: 3, time: "t", type: "request/start", data: { provider: "p", model: "m" } })
+    expect(Either.getOrThrow(decoded)).toEqual({ seq: 3, time: "t", type: "request/start", data: { provider: "p", model: "m" } })
+    expect(Object.keys(Either.getOrThrow(decoded).data)).toEqual(["provider", "model"])
+  })
+
+  it("refuses a compaction that keeps from no event, and a purpose it does not know", () => {
+    const compaction = (firstKeptSeq: unknown) => ({
+      seq: 5,
+      time: "t",
+      type: "context/compaction",
+      data: { summary: "s", firstKeptSeq, tokensBefore: 10, tokensAfter: 2, provider: "p", model: "m" },
+    })
+    expect(Either.isRight(SessionLog.decodeEvent(compaction(1)))).toBe(true)
+    expect(Either.isLeft(SessionLog.decodeEvent(compaction(0)))).toBe(true)
+    expect(Either.isLeft(SessionLog.decodeEvent(compaction(1.5)))).toBe(true)
+    const request = { seq: 3, time: "t", type: "request/start", data: { provider: "p", model: "m", purpose: "title" } }
+    expect(Either.isLeft(SessionLog.decodeEvent(request))).toBe(true)
+    const degrade = { seq: 6, time: "t", type: "replay/degrade", data: { messageIds: "m1", reason: "r", provider: "p", model: "m" } }
+    expect(Either.isLeft(SessionLog.decodeEvent(degrade))).toBe(true)
+  })
+
   it("refuses an unknown event type instead of skipping it", () => {
     expect(SessionLog.isEventType("turn/start")).toBe(true)
     expect(SessionLog.isEventType("turn/paused")).toBe(false)

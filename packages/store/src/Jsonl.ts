@@ -14,19 +14,16 @@ import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
-import { isStoreError, SessionCorrupt, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+import { SessionCorrupt, SessionLocked, SessionNotFound, StoreIOError } from "./StoreError.js"
 
 export interface JsonlOptions {
   /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
   readonly home: string
 }
 
-/** Runs synchronous file work, keeping the store's own errors and mapping the rest once. */
-const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, StoreError> =>
-  Effect.try({
-    try: f,
-    catch: (error) => (isStoreError(error) ? error : new StoreIOError({ path, operation, cause: error })),
-  })
+/** Runs synchronous file work, mapping what the operating system throws once. */
+const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, StoreIOError> =>
+  Effect.try({ try: f, catch: (cause) => new StoreIOError({ path, operation, cause }) })
 
 // Ids become file names: anything that could leave the directory is no session of ours.
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -47,7 +44,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const file = yield* checked(id)
           const lockFile = join(dir, `${id}.lock`)
           const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile))
-          if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, pid: lease.pid })
+          if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, holder: lease.holder })
           let log: OpenLog | undefined
           // A first write that failed after its file was linked into place: what
           // it published, so the retry completes it instead of publishing again.
@@ -94,7 +91,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       load: (id, repair) =>
         Effect.gen(function*() {
           const file = yield* checked(id)
-          const scan = yield* attempt(file, "read", () => scanLog(io, file, id))
+          const scan = yield* Effect.flatten(attempt(file, "read", () => scanLog(io, file, id)))
           // What a writer of this session will append after (the torn tail cut).
           if (repair) scanned.set(id, scan.size)
           if (scan.torn === undefined) return { header: scan.header, events: scan.events }
@@ -106,7 +103,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           return { header: scan.header, events: scan.events, tornTail: { sidecar, bytes: torn.bytes, line: torn.line } }
         }),
 
-      writerOf: (id) =>
+      holderOf: (id) =>
         Effect.flatMap(checked(id), () => {
           const lockFile = join(dir, `${id}.lock`)
           return attempt(lockFile, "read the lease", () => liveHolder(io, lockFile))
@@ -133,7 +130,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               })
               continue
             }
-            const summary = yield* attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id)).pipe(
+            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id))).pipe(
               // Removed between the listing and the read: not a session any more.
               Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
               Effect.catchAll((error) => Effect.sync(() => void unreadable.push({ id, error }))),

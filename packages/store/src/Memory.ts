@@ -12,6 +12,7 @@
 import { Effect, Layer } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { self as thisProcess } from "./internal/Liveness.js"
 import { SessionStore } from "./SessionStore.js"
 import { SessionLocked, SessionNotFound } from "./StoreError.js"
 import { summarize } from "./Summary.js"
@@ -42,9 +43,9 @@ const makeBackend = (storage: MemoryStorage): Backend => {
     acquire: (id) =>
       Effect.suspend(() => {
         const holder = storage.leases.get(id)
-        // Every store here lives in this process: a lease held by another store names our pid.
+        // Every store here lives in this process: a lease held by another store names this process.
         if (holder !== undefined && holder !== self) {
-          return Effect.fail(new SessionLocked({ sessionId: id, pid: process.pid }))
+          return Effect.fail(new SessionLocked({ sessionId: id, holder: thisProcess() }))
         }
         storage.leases.set(id, self)
         const writer: Writer = {

@@ -167,11 +167,7 @@ export const makePostgres = (options: PostgresOptions) =>
     const backend: Backend = {
       acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
       load: (id) => load(id),
-      writerOf: (id) =>
-        holderOf(sql, id).pipe(
-          Effect.map((holder) => holder?.pid),
-          Effect.mapError(io("find the lease holder in")),
-        ),
+      holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),
       list: () =>
         Effect.gen(function*() {
           const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))

@@ -10,7 +10,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
-import type { StoreError } from "./StoreError.js"
+import type { Holder, StoreError } from "./StoreError.js"
 
 export interface SessionSummary {
   readonly id: SessionId
@@ -49,8 +49,8 @@ export interface Recovery {
    */
   readonly openTurn?: {
     readonly seq: number
-    /** The process that holds the session for writing, when one is alive: the turn is in flight there. */
-    readonly writer?: number
+    /** The live process holding the session's lease, if any: the turn is in flight there. */
+    readonly holder?: Holder
   }
 }
 
@@ -62,10 +62,11 @@ export interface LoadedSession {
 
 export interface Service {
   /**
-   * A new session id; nothing is written until the first append. Takes the lease.
-   * `id` gives the new session a chosen id — one that was handed out by `create`
-   * and never written (its first write failed, say); an id this store holds, or
-   * one that is stored, is refused.
+   * A new session, durable when this returns: its header is written and
+   * synced, so another process can `open` or `read` it before any event (it
+   * is not listed until it has one). Takes the lease. `id` gives the new
+   * session a chosen id; an id this store holds, or one that is stored, is
+   * refused.
    */
   readonly create: (options: {
     readonly cwd: string
@@ -90,7 +91,6 @@ export interface Service {
    * (it flushes its own buffer of that session first).
    */
   readonly read: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
-  /** Sessions with at least one event, most recently updated first. */
   /**
    * The stored sessions that have events, most recently updated first, and the
    * ones that cannot be read (a damaged header, a newer version), each with

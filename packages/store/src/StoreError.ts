@@ -12,15 +12,18 @@ export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
   }
 }
 
+/** The process holding a session's lease: the machine it runs on and its pid there. */
+export interface Holder {
+  readonly host: string
+  readonly pid: number
+}
+
 export class SessionLocked extends Data.TaggedError("SessionLocked")<{
   readonly sessionId: string
-  readonly pid: number
-  /** The holder's host, where the store knows it (a lease shared across machines). */
-  readonly host?: string
+  readonly holder: Holder
 }> {
   override get message() {
-    const on = this.host === undefined ? "" : ` on host ${this.host}`
-    return `session ${this.sessionId} is open for writing${on} by process ${this.pid}`
+    return `session ${this.sessionId} is open for writing on host ${this.holder.host} by process ${this.holder.pid}`
   }
 }
 
@@ -111,8 +114,3 @@ export type StoreError =
   | UnsupportedVersion
   | UnknownEvent
   | StoreIOError
-
-export const isStoreError = (error: unknown): error is StoreError =>
-  error instanceof SessionNotFound || error instanceof SessionLocked || error instanceof LeaseLost || error instanceof StaleWriter ||
-  error instanceof SessionCorrupt || error instanceof UnsupportedVersion || error instanceof UnknownEvent ||
-  error instanceof StoreIOError

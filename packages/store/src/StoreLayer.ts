@@ -1,19 +1,17 @@
 /**
- * Every store layer in one place, and the selector the command line uses to
- * build the configured one. JSONL is the embedded default; PostgreSQL serves
- * sessions that several machines write in turn.
+ * The selector the command line uses to build the configured store. Each
+ * layer has one name, in its own module: `Jsonl.layerJsonl` (the embedded
+ * default), `Sqlite.layerSqlite`, `Memory.layerMemory`, and
+ * `Postgres.layerPostgres` for sessions that several machines write in turn.
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
-import { layerMemory, layerMemoryWith } from "./Memory.js"
 import { layerPostgres, type PostgresOptions } from "./Postgres.js"
 import type { SessionStore } from "./SessionStore.js"
 import { layerSqlite } from "./Sqlite.js"
 import { type StoreError, StoreIOError } from "./StoreError.js"
-
-export { layerJsonl, layerMemory, layerMemoryWith, layerPostgres, layerSqlite }
 
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
 

@@ -4,7 +4,7 @@
 // closes).
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { Jsonl, Sqlite } from "../src/index.js"
@@ -31,7 +31,7 @@ describe.each(stores)("%s: read of a session with an open turn", (_name, layer) 
             const during = yield* withStore(h, (reader) => reader.read(id))
             return { during, id }
           }))
-        expect(during.recovery).toStrictEqual({ openTurn: { seq: 1, writer: process.pid } })
+        expect(during.recovery).toStrictEqual({ openTurn: { seq: 1, holder: { host: hostname(), pid: process.pid } } })
         const after = yield* withStore(h, (reader) => reader.read(id))
         expect(after.recovery).toStrictEqual({ openTurn: { seq: 1 } })
       }).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
@@ -39,7 +39,7 @@ describe.each(stores)("%s: read of a session with an open turn", (_name, layer) 
 })
 
 describe("jsonl: a lease left by a dead process", () => {
-  it.effect("is no writer: the open turn is one a dead process left", () =>
+  it.effect("is no holder: the open turn is one a dead process left", () =>
     Effect.suspend(() => {
       const home = mkdtempSync(join(tmpdir(), "turnlog-in-flight-dead-"))
       const h: Harness = { store: Jsonl.layerJsonl({ home }) }

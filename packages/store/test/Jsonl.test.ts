@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { Effect, Layer } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { Jsonl } from "../src/index.js"
@@ -181,27 +181,38 @@ describe("jsonl: file format and recovery", () => {
       })
     ))
 
-  it.effect("never overwrites an existing file when a session is first written", () =>
-    withHome((home, h) =>
-      withStore(h, (store) =>
+  it.effect("never overwrites a file that appears where a new session's log goes", () =>
+    Effect.suspend(() => {
+      const home = tempHome()
+      const dir = join(home, "sessions")
+      let placed: string | undefined
+      // Another program writes a file at the log's path just before create links it into place.
+      const io: FileIo = {
+        ...nodeIo,
+        linkSync: (from, to) => {
+          if (String(to).endsWith(".jsonl") && placed === undefined) {
+            placed = String(to)
+            writeFileSync(placed, "precious\n")
+          }
+          nodeIo.linkSync(from, to)
+        },
+      }
+      const h: Harness = { store: Layer.scoped(SessionStore, Jsonl.makeJsonl({ home }, io)) }
+      return withStore(h, (store) =>
         Effect.gen(function*() {
+          const failed = yield* Effect.flip(store.create({ cwd: "/p" }))
+          expect(failed).toMatchObject({ _tag: "StoreIOError", path: placed })
+          expect(failed.message).toBe(`create (a file already exists; it is left as it is) ${placed}: ${placed} already exists`)
+          expect(readFileSync(placed!, "utf8")).toBe("precious\n")
+          // No temporary file and no lease are left behind.
+          expect(readdirSync(dir)).toStrictEqual([basename(placed!)])
           const id = yield* store.create({ cwd: "/p" })
-          const file = fileOf(home, id)
-          writeFileSync(file, "precious\n")
           yield* store.append(id, turn(1))
-          const failed = yield* Effect.flip(store.flush(id))
-          expect(failed).toMatchObject({ _tag: "StoreIOError", path: file })
-          expect(readFileSync(file, "utf8")).toBe("precious\n")
-          // No temporary file is left behind.
-          const { readdirSync } = yield* Effect.promise(() => import("node:fs"))
-          expect(readdirSync(join(home, "sessions")).sort()).toStrictEqual([`${id}.jsonl`, `${id}.lock`])
-          rmSync(file)
-          // The events were kept: the retry publishes them.
           yield* store.flush(id)
-          expect(readFileSync(file, "utf8").split("\n").length).toBe(5)
+          expect(readFileSync(fileOf(home, id), "utf8").split("\n").length).toBe(5)
         })
-      )
-    ))
+      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
+    }))
 
   it.effect("rolls a failed write back to the previous length; the retry leaves no gap and no duplicate", () =>
     Effect.suspend(() => {

@@ -3,14 +3,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { StoreLayer } from "../src/index.js"
-import { isLive, newToken, startTimeIn, startTimeOf } from "../src/internal/Liveness.js"
+import { isLive, newToken, startTimeIn, startTimeOf, thisHost } from "../src/internal/Liveness.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
 import { spawnChild } from "./support/spawn.js"
@@ -34,10 +35,10 @@ describe.each(["jsonl", "sqlite"] as const)("%s: one writer across processes", (
       try {
         await holder.waitFor((line) => line === "held")
         const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
-        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: holder.pid })
-        expect(locked.message).toBe(`session ${id} is open for writing by process ${holder.pid}`)
+        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { host: hostname(), pid: holder.pid } })
+        expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${holder.pid}`)
         const stillLocked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.append(id, stamped(3, [{ type: "turn/end", data: { reason: "completed" } }])))))
-        expect(stillLocked).toMatchObject({ _tag: "SessionLocked", pid: holder.pid })
+        expect(stillLocked).toMatchObject({ _tag: "SessionLocked", holder: { host: hostname(), pid: holder.pid } })
       } finally {
         await holder.kill()
       }
@@ -73,11 +74,11 @@ describe("lease holders and pid reuse", () => {
     try {
       const started = startTimeOf(other.pid)
       expect(started).toMatch(/^\d+$/)
-      expect(isLive({ pid: other.pid, token: `t@${started}` })).toBe(true)
+      expect(isLive({ host: thisHost, pid: other.pid, token: `t@${started}` })).toBe(true)
       // The holder died and its pid now belongs to a process that started later.
-      expect(isLive({ pid: other.pid, token: `t@${Number(started) - 1}` })).toBe(false)
+      expect(isLive({ host: thisHost, pid: other.pid, token: `t@${Number(started) - 1}` })).toBe(false)
       // A token without a start time is judged by its pid alone.
-      expect(isLive({ pid: other.pid, token: "0f2c9a6e-3c41-4e0f-9d27-5b1e8d3f7a10" })).toBe(true)
+      expect(isLive({ host: thisHost, pid: other.pid, token: "0f2c9a6e-3c41-4e0f-9d27-5b1e8d3f7a10" })).toBe(true)
     } finally {
       other.stop()
     }
@@ -102,7 +103,7 @@ describe("lease holders and pid reuse", () => {
         const started = startTimeOf(other.pid)
         await Effect.runPromise(plant(home, id, other.pid, `holder@${started}`))
         const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
-        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: other.pid })
+        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { host: hostname(), pid: other.pid } })
 
         await Effect.runPromise(plant(home, id, other.pid, `holder@${Number(started) - 1}`))
         const opened = await Effect.runPromise(withStore(h, (store) => store.open(id)))
@@ -112,5 +113,38 @@ describe("lease holders and pid reuse", () => {
         rmSync(home, { recursive: true, force: true })
       }
     })
+  })
+})
+
+describe.each(["jsonl", "sqlite"] as const)("%s: a holder that is a zombie", (kind) => {
+  it("is dead: killed while its parent does not reap it, its lease is taken over", async () => {
+    const home = mkdtempSync(join(tmpdir(), `turnlog-zombie-${kind}-`))
+    const h: Harness = { store: StoreLayer.layer({ kind, home }) }
+    // The holder runs in the background of a shell that then becomes `sleep`,
+    // which never waits for it: once killed, it stays a zombie.
+    const child = [process.execPath, "--import", "tsx", fileURLToPath(new URL("./support/child.ts", import.meta.url))]
+    let parent: ReturnType<typeof spawn> | undefined
+    try {
+      const id = await sessionWithOpenTurn(h)
+      parent = spawn("sh", ["-c", `"$@" & exec sleep 600`, "sh", ...child, "hold", kind, home, id], {
+        stdio: ["ignore", "pipe", "inherit"],
+      })
+      await new Promise<void>((resolve, reject) => {
+        parent!.stdout!.setEncoding("utf8").on("data", (text: string) => text.includes("held") && resolve())
+        parent!.once("exit", () => reject(new Error("the holder's parent ended first")))
+      })
+      const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
+      if (locked._tag !== "SessionLocked") throw new Error(`expected SessionLocked, got ${locked.message}`)
+      const pid = locked.holder.pid
+      process.kill(pid, "SIGKILL")
+      const state = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0]
+      while (state() !== "Z") await new Promise((resolve) => setTimeout(resolve, 10))
+      const opened = await Effect.runPromise(withStore(h, (store) => store.open(id)))
+      expect(opened.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message", "turn/end"])
+      expect(state()).toBe("Z")
+    } finally {
+      parent?.kill("SIGKILL")
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 })

@@ -44,13 +44,13 @@ describePostgres("postgres: one writer across processes", () => {
       try {
         await holder.waitFor((line) => line === "held")
         const locked = await run(Effect.flip(withStore(h, (store) => store.open(id))))
-        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: holder.pid, host: hostname() })
+        expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { pid: holder.pid, host: hostname() } })
         expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${holder.pid}`)
         // A stopped holder keeps its connection, and with it the lease (documented in the README).
         holder.process.kill("SIGSTOP")
         try {
           await sleep(500)
-          expect(await run(Effect.flip(withStore(h, (store) => store.open(id))))).toMatchObject({ _tag: "SessionLocked", pid: holder.pid })
+          expect(await run(Effect.flip(withStore(h, (store) => store.open(id))))).toMatchObject({ _tag: "SessionLocked", holder: { pid: holder.pid } })
         } finally {
           holder.process.kill("SIGCONT")
         }

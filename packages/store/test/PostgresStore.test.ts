@@ -160,7 +160,7 @@ describePostgres("postgres: the lease", () => {
             { application_name: `turnlog ${process.pid} ${hostname()}`.slice(0, 63) },
           ])
           const locked = yield* Effect.flip(withStore(h, (second) => second.open(id)))
-          expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: process.pid, host: hostname() })
+          expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { pid: process.pid, host: hostname() } })
           expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${process.pid}`)
         })
       )

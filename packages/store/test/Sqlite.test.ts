@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
+import type { SessionId } from "@turnlog/protocol"
 import { Sqlite } from "../src/index.js"
 import { conformance, type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
@@ -47,12 +48,12 @@ const writeSession = (h: Harness) =>
     }))
 
 describe("sqlite: schema, durability settings and refusals", () => {
-  it.effect("keeps events in events(session_id, seq, type, time, data) under WAL, schema version 1", () =>
+  it.effect("keeps events in events(session_id, seq, type, time, data) under WAL, schema version 2", () =>
     withHome((home, h, db) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         expect(yield* db("PRAGMA journal_mode")).toStrictEqual([{ journal_mode: "wal" }])
-        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 1 }])
+        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 2 }])
         expect(yield* db("SELECT session_id, seq, type, time, data FROM events ORDER BY seq")).toStrictEqual([
           { session_id: id, seq: 1, type: "turn/start", time: turn[0]!.time, data: "{}" },
           { session_id: id, seq: 2, type: "user/message", time: turn[1]!.time, data: JSON.stringify(turn[1]!.data) },
@@ -124,8 +125,8 @@ describe("sqlite: schema, durability settings and refusals", () => {
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])
         yield* db("PRAGMA user_version = 7")
         const newer = yield* Effect.flip(withStore(h, (store) => store.list()))
-        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 7, supported: 1, subject: "database schema" })
-        expect(newer.message).toBe(`${file}: database schema version 7 was written by a newer turnlog (this build reads version 1)`)
+        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 7, supported: 2, subject: "database schema" })
+        expect(newer.message).toBe(`${file}: database schema version 7 was written by a newer turnlog (this build reads version 2)`)
       })
     ))
 
@@ -137,6 +138,49 @@ describe("sqlite: schema, durability settings and refusals", () => {
         const opened = yield* withStore(h, (store) => store.open(id))
         expect(opened.events.length).toBe(3)
         expect(yield* db("SELECT count(*) AS n FROM leases")).toStrictEqual([{ n: 0 }])
+      })
+    ))
+
+  it.effect("migrates a version 1 database at the first write: its sessions stay, its leases gain the holder's host", () =>
+    withHome((home, h, db) =>
+      Effect.gen(function*() {
+        // The schema as version 1 made it, with one session in it.
+        for (
+          const statement of [
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT, updated_at TEXT NOT NULL, turns INTEGER NOT NULL, first_message TEXT)",
+            "CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, time TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
+            "CREATE TABLE leases (session_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, token TEXT NOT NULL)",
+            "INSERT INTO sessions VALUES ('old', 1, '2025-01-01T00:00:00.000Z', '/old', NULL, 't', 1, 'hello')",
+            "INSERT INTO events VALUES ('old', 1, 'turn/start', 't', '{}')",
+            "PRAGMA user_version = 1",
+          ]
+        ) yield* db(statement)
+        // Reading changes nothing.
+        const read = yield* withStore(h, (store) => store.read("old" as SessionId))
+        expect(read.recovery).toStrictEqual({ openTurn: { seq: 1 } })
+        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 1 }])
+        const opened = yield* withStore(h, (store) =>
+          Effect.gen(function*() {
+            const opened = yield* store.open("old" as SessionId)
+            expect(yield* db("SELECT host, pid FROM leases")).toStrictEqual([{ host: hostname(), pid: process.pid }])
+            return opened
+          }))
+        expect(opened.events.map((e) => [e.seq, e.type])).toStrictEqual([[1, "turn/start"], [2, "turn/end"]])
+        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 2 }])
+      })
+    ))
+
+  it.effect("reading an empty database file writes nothing into it: no schema, no write-ahead log", () =>
+    withHome((home, h) =>
+      Effect.gen(function*() {
+        const file = join(home, "sessions.db")
+        writeFileSync(file, "")
+        const missing = "20250101T000000-deadbeef" as SessionId
+        const listed = yield* withStore(h, (store) => store.list())
+        expect(listed).toStrictEqual({ sessions: [], unreadable: [] })
+        expect(yield* Effect.flip(withStore(h, (store) => store.read(missing)))).toMatchObject({ _tag: "SessionNotFound" })
+        expect(statSync(file).size).toBe(0)
+        expect(existsSync(`${file}-wal`)).toBe(false)
       })
     ))
 })

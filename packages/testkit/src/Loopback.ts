@@ -21,6 +21,7 @@ import { Effect, Either, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { headerRecord, parseBody, pause, playStream, readBody, send } from "./internal/Http.js"
+import * as Refusals from "./Refusals.js"
 import { decodeReply, isHttpError, type Reply, type ReplyInput, type StreamReply } from "./Reply.js"
 import * as AnthropicMessages from "./wire/AnthropicMessages.js"
 import * as GoogleGenerative from "./wire/GoogleGenerative.js"
@@ -28,6 +29,7 @@ import * as OpenAiCompletions from "./wire/OpenAiCompletions.js"
 import * as OpenAiResponses from "./wire/OpenAiResponses.js"
 import type { Api, RenderContext, WireFormat } from "./wire/Wire.js"
 
+export type { Refusal, ReplayRefusal } from "./Refusals.js"
 export type { Api } from "./wire/Wire.js"
 export {
   type Block,
@@ -67,6 +69,8 @@ export interface RecordedRequest {
   /** The wire format the path belongs to; undefined for a path no format serves (answered 404). */
   readonly api: Api | undefined
   readonly model: string | undefined
+  /** Why the server refused the request without playing a reply (see `refuseReplay`, `contextWindow`). */
+  readonly refused: Refusals.Refusal | undefined
   /** The status the server answered with; undefined until it answered. */
   readonly status: number | undefined
   /** Server-sent events written so far (a cancelled stream shows where the server stopped). */
@@ -83,6 +87,14 @@ export interface Server {
   readonly baseUrl: (api: Api) => string
   /** Queue replies for the next requests. Throws on a reply that does not decode. */
   readonly enqueue: (...replies: ReadonlyArray<ReplyInput>) => void
+  /**
+   * Refuse requests replaying signed or encrypted metadata, as the provider
+   * does: that minted by the reply to request `mintedBy`, or any in the next
+   * `next` requests carrying some. Refused requests take no reply from the queue.
+   */
+  readonly refuseReplay: (rule: Refusals.ReplayRefusal) => void
+  /** Refuse requests whose estimated input (a token per four characters of body) exceeds `tokens`; undefined: no limit. */
+  readonly setContextWindow: (tokens: number | undefined) => void
   /** Replies queued and not yet played. */
   readonly pending: () => number
   /** A snapshot of every request so far, in arrival order. */
@@ -98,6 +110,8 @@ export interface Server {
 export interface Options {
   /** Replies queued before the first request. */
   readonly replies?: ReadonlyArray<ReplyInput>
+  /** The context window requests are held to (see `Server.setContextWindow`). */
+  readonly contextWindow?: number
 }
 
 type MutableRecord = {
@@ -116,6 +130,7 @@ const decodeOrThrow = (input: ReplyInput, position: number): Reply =>
 export const start = (options: Options = {}): Promise<Server> => {
   const queue: Array<Reply> = []
   const records: Array<MutableRecord> = []
+  const refusals = Refusals.make({ contextWindow: options.contextWindow })
   const arrivalWaiters: Array<{ readonly count: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
   const settleWaiters: Array<{ readonly index: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
   let closing = false
@@ -157,7 +172,11 @@ export const start = (options: Options = {}): Promise<Server> => {
     context: RenderContext,
   ) => {
     record.status = 200
-    return playStream(response, format.streamHeaders(context), format.render(reply, context), reply, {
+    const rendered = format.render(reply, context)
+    refusals.minted(record.index, rendered)
+    const at = reply.malformedAfterEvents
+    const frames = at === undefined ? rendered : [...rendered.slice(0, at), "data: {\"truncated\": \n\n", ...rendered.slice(at)]
+    return playStream(response, format.streamHeaders(context), frames, reply, {
       onEvent: () => record.events++,
       onDrop: () => end(record, "dropped"),
     })
@@ -175,6 +194,16 @@ export const start = (options: Options = {}): Promise<Server> => {
       } catch (error) {
         return json(400, { error: { message: error instanceof Error ? error.message : String(error) } })
       }
+    }
+    if (request.method === "POST" && path === `${CONTROL}refusals`) {
+      return Either.match(Refusals.decodeControl(parseBody(raw)), {
+        onLeft: (message) => json(400, { error: { message: `loopback: not a refusal rule:\n${message}` } }),
+        onRight: (rule) => {
+          if ("contextWindow" in rule) refusals.setContextWindow(rule.contextWindow ?? undefined)
+          else refusals.refuseReplay(rule)
+          return json(200, rule)
+        },
+      })
     }
     return json(404, { error: { message: `loopback: no control endpoint ${request.method} ${path}` } })
   }
@@ -194,6 +223,7 @@ export const start = (options: Options = {}): Promise<Server> => {
       body,
       api: format?.api,
       model: format?.modelOf(url.pathname, body),
+      refused: undefined,
       status: undefined,
       events: 0,
       outcome: "in-flight",
@@ -218,6 +248,13 @@ export const start = (options: Options = {}): Promise<Server> => {
       })
     }
     const context: RenderContext = { seed: `request-${record.index}`, model: record.model ?? "unknown", requestBody: body }
+    const refused = refusals.check(format, body, raw)
+    if (refused !== undefined) {
+      const answer = format.error(refused.reply, context)
+      record.refused = refused.refusal
+      record.status = answer.status
+      return send(response, answer)
+    }
     const reply = queue.shift()
     if (reply === undefined) {
       const answer = format.error({
@@ -265,6 +302,8 @@ export const start = (options: Options = {}): Promise<Server> => {
           }
         },
         enqueue,
+        refuseReplay: refusals.refuseReplay,
+        setContextWindow: refusals.setContextWindow,
         pending: () => queue.length,
         requests: () => records.map(snapshot),
         waitForRequests: (count) =>

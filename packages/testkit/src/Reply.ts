@@ -76,6 +76,8 @@ export const StreamReply = Schema.Struct({
   responseModel: Schema.optionalWith(Schema.String, { exact: true }),
   /** Pause between two events, so a client can cancel mid-stream. */
   delayMs: Schema.optionalWith(Count, { exact: true }),
+  /** Send one event whose data is not JSON after this many events (a faulty provider or proxy), then the rest. */
+  malformedAfterEvents: Schema.optionalWith(Count, { exact: true }),
   /** Destroy the connection after this many events (a provider or network failure mid-stream). */
   dropAfterEvents: Schema.optionalWith(Count, { exact: true }),
   /**

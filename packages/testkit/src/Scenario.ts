@@ -30,7 +30,7 @@ export const Step = Schema.Union(
   }),
   Schema.Struct({
     step: Schema.Literal("loadSession"),
-    /** Default: the seeded session. */
+    /** Default: the seeded session; `<session>` is the last session created or loaded. */
     sessionId: Schema.optionalWith(Schema.String, { exact: true }),
     expect: Schema.optionalWith(Expect, { exact: true }),
   }),
@@ -43,7 +43,10 @@ export const Step = Schema.Union(
     cancelAfter: Schema.optionalWith(Schema.Number, { exact: true }),
     expect: Schema.optionalWith(Expect, { exact: true }),
   }),
-  /** A JSON-RPC request by method name, for requests the typed client would not send. */
+  /**
+   * A JSON-RPC request by method name, for requests the typed client would not send;
+   * `<session>` in `params` is the last session created or loaded, `<workspace>` the workspace.
+   */
   Schema.Struct({
     step: Schema.Literal("request"),
     method: Schema.String,
@@ -59,7 +62,7 @@ export const Step = Schema.Union(
 )
 export type Step = typeof Step.Type
 
-export const PermissionAnswer = Schema.Literal("allow", "reject", "cancelled")
+export const PermissionAnswer = Schema.Literal("allow", "reject", "allow-always", "reject-always", "cancelled")
 export type PermissionAnswer = typeof PermissionAnswer.Type
 
 export const Input = Schema.Struct({

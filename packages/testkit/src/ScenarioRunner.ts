@@ -98,7 +98,13 @@ const tapLines = (frames: Array<string>, hidden: ReadonlySet<unknown>) => {
 const answer = (request: acp.RequestPermissionRequest, choice: PermissionAnswer | undefined): acp.RequestPermissionResponse => {
   if (choice === undefined) throw new Error(`unexpected permission request for ${request.toolCall.title}`)
   if (choice === "cancelled") return { outcome: { outcome: "cancelled" } }
-  const kind = choice === "allow" ? "allow_once" : "reject_once"
+  const kind = choice === "allow"
+    ? "allow_once"
+    : choice === "allow-always"
+    ? "allow_always"
+    : choice === "reject-always"
+    ? "reject_always"
+    : "reject_once"
   const option = request.options.find((o) => o.kind === kind)
   if (option === undefined) throw new Error(`the permission request offers no ${kind} option`)
   return { outcome: { outcome: "selected", optionId: option.optionId } }
@@ -159,7 +165,7 @@ const play = async (
           break
         }
         case "loadSession": {
-          const sessionId = step.sessionId ?? paths.seededId
+          const sessionId = step.sessionId === "<session>" ? current : step.sessionId ?? paths.seededId
           if (sessionId === undefined) throw new Error(`step ${n + 1}: no session to load (no seed.jsonl)`)
           await outcome(
             n,
@@ -198,9 +204,15 @@ const play = async (
           }
           break
         }
-        case "request":
-          await outcome(n, step, step.expect, ctx.request(step.method, step.params))
+        case "request": {
+          // "<session>" in the params is the current session's id, "<workspace>" the run's workspace.
+          const params = JSON.parse(
+            JSON.stringify(step.params ?? null).split("<workspace>").join(paths.workspace)
+              .split("<session>").join(current ?? "<session>"),
+          ) as unknown
+          await outcome(n, step, step.expect, ctx.request(step.method, params))
           break
+        }
         case "raw": {
           const answered = (frame: string) => idOf(frame) === step.id
           const seen = frames.filter(answered).length

@@ -9,7 +9,10 @@
  * Once listening, one JSON line goes to stdout:
  *   {"url": "http://127.0.0.1:<port>", "baseUrls": {<api>: <baseUrl>, …}}
  * While it runs, `GET <url>/__loopback/requests` returns the recorded requests
- * and `POST <url>/__loopback/replies` queues more replies. SIGTERM or SIGINT
+ * and `POST <url>/__loopback/replies` queues more replies; `POST
+ * <url>/__loopback/refusals` with `{"mintedBy": n}`, `{"next": n}` or
+ * `{"contextWindow": n | null}` sets a refusal (see `Server.refuseReplay`,
+ * `Server.setContextWindow`). SIGTERM or SIGINT
  * closes it (exit 0). A script that does not decode exits 2 with the reason on
  * stderr.
  */

@@ -15,6 +15,8 @@ export interface CommandOptions {
   readonly cwd: string
   readonly timeoutMs: number
   readonly outputCapBytes: number
+  /** The command's whole environment (default: this process's). */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }
 
 export interface CommandResult {
@@ -60,6 +62,7 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
   const run = Effect.async<CommandResult, ToolFailed>((resume) => {
     const child = spawn("/bin/sh", ["-c", options.command], {
       cwd: options.cwd,
+      ...(options.env === undefined ? {} : { env: { ...options.env } }),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     })

@@ -4,13 +4,13 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Chunk, Context, Effect, Layer, Stream } from "effect"
+import { expect } from "@effect/vitest"
+import { Chunk, Context, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
 import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
-import { AgentLoop, type AgentUpdate } from "../../src/AgentLoop.js"
+import * as AgentLoop from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
-import * as Loop from "../../src/Loop.js"
 import * as Permissions from "../../src/Permissions.js"
 import * as Tools from "../../src/Tools.js"
 
@@ -47,7 +47,7 @@ export interface Options {
   readonly permissions?: (request: Permissions.Request) => Effect.Effect<Permissions.Decision>
   readonly builtins?: Builtins.Options
   readonly extraTools?: ReadonlyArray<Tools.Tool>
-  readonly config?: Partial<Loop.Config>
+  readonly config?: Partial<AgentLoop.Config>
   /** The LLM layer; the scripted adapter over `script` by default. */
   readonly llm?: Layer.Layer<LlmAdapter.LlmAdapter, unknown>
   /** Appends the store refuses (a full disk) while this returns true. */
@@ -104,11 +104,11 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
       ),
     )
     const context = yield* Layer.build(
-      Loop.layer({ model: DEFAULT_MODEL, retry: { baseDelayMs: 1 }, ...options.config }).pipe(
+      AgentLoop.layer({ model: DEFAULT_MODEL, retry: { baseDelayMs: 1 }, ...options.config }).pipe(
         Layer.provideMerge(deps),
       ),
     )
-    const loop = Context.get(context, AgentLoop)
+    const loop = Context.get(context, AgentLoop.AgentLoop)
     const store = Context.get(context, SessionStore.SessionStore)
     const id = yield* loop.createSession({ cwd })
     const prompt = (content: string, sessionId: SessionId = id) =>
@@ -124,10 +124,10 @@ type Harness = Effect.Effect.Success<ReturnType<typeof setup>>
 export const promptCancelling = (
   h: Pick<Harness, "loop" | "id">,
   content: string,
-  when: (update: AgentUpdate) => boolean,
+  when: (update: AgentLoop.AgentUpdate) => boolean,
 ) =>
   Effect.gen(function*() {
-    const updates: Array<AgentUpdate> = []
+    const updates: Array<AgentLoop.AgentUpdate> = []
     yield* h.loop.prompt(h.id, content).pipe(
       Stream.runForEach((update) => {
         updates.push(update)
@@ -135,6 +135,31 @@ export const promptCancelling = (
       }),
     )
     return updates
+  })
+
+/**
+ * Runs `effect` on the TestClock, moving time on by `stepMs` until it is done:
+ * the turn's waits (backoff, an idle stream) pass without the test waiting on
+ * the real clock. Each step first lets every fiber run until it waits.
+ */
+export const onTestClock = (stepMs: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(effect)
+    while (Option.isNone(yield* Fiber.poll(fiber))) yield* TestClock.adjust(stepMs)
+    return yield* Fiber.join(fiber)
+  })
+
+/**
+ * Moves the TestClock to `instant` once something waits until then: fails,
+ * naming the wake-ups there are, if nothing comes to wait for that instant.
+ */
+export const wakeAt = (instant: number) =>
+  Effect.gen(function*() {
+    for (let tries = 0; tries < 50; tries++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (t) => t === instant)) return yield* TestClock.setTime(instant)
+      yield* TestClock.adjust(0)
+    }
+    expect(Chunk.toReadonlyArray(yield* TestClock.sleeps())).toContain(instant)
   })
 
 /** Events without their seq and time, the way a test states them. */
@@ -157,4 +182,4 @@ export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<s
 export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
   events.flatMap((e) => (e.type === "assistant/chunk" ? [e.data.chunk] : []))
 
-export const updateTypes = (updates: ReadonlyArray<AgentUpdate>) => updates.map((u) => u.type)
+export const updateTypes = (updates: ReadonlyArray<AgentLoop.AgentUpdate>) => updates.map((u) => u.type)

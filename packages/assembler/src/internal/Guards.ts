@@ -9,10 +9,11 @@ import type { AssistantBlock, FinishReason, Usage } from "@turnlog/protocol"
 
 /** A block index: a non-negative integer (the protocol's `Index`). */
 export const isIndex = (index: unknown): index is number =>
-  // The unsigned shift accepts every common index in one comparison; the
-  // second test covers the rest of the safe-integer range.
-  (index as number) >>> 0 === index ||
-  (typeof index === "number" && Number.isSafeInteger(index) && index >= 0)
+  // The type test comes first: a shift converts an object to a number, which
+  // runs its `valueOf`/`toString` and throws when they are not functions. The
+  // unsigned shift then accepts every common index in one comparison; the
+  // last test covers the rest of the safe-integer range.
+  typeof index === "number" && (index >>> 0 === index || (Number.isSafeInteger(index) && index >= 0))
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

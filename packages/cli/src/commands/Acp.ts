@@ -4,33 +4,57 @@
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
 import { Effect, Layer, Option } from "effect"
-import { Permissions } from "@turnlog/agent"
-import { AcpServer, PermissionBridge, Stdio } from "@turnlog/acp"
+import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
+import { McpServers } from "@turnlog/mcp"
+import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import type { Settings } from "../Settings.js"
 import { VERSION } from "../Version.js"
 import { announce } from "./Run.js"
 
-const permissionsLayer = (settings: Settings) => {
-  switch (settings.config.permissions) {
-    case "allow":
-      return Permissions.layerAllowAll
-    case "deny":
-      return Permissions.layerDenyAll
-    default:
-      return PermissionBridge.layerPermissions
-  }
-}
-
 export const acp = (settings: Settings) =>
   Effect.gen(function*() {
     const choice = yield* ModelChoice.choose(Option.none(), settings)
     yield* announce(choice)
-    const layer = Layers.agentLayer({ settings, choice, permissions: permissionsLayer(settings) }).pipe(
-      Layer.provideMerge(PermissionBridge.layer),
+    const layer = Layers.agentLayer<PermissionBridge.PermissionBridge | CallIds.CallIds>({
+      settings,
+      choice,
+      permissions: Layers.permissionsLayer(settings, PermissionBridge.layerPermissions),
+      // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
+      tools: CallIds.layerTools.pipe(Layer.provide(Layers.toolsLayer(settings))),
+    }).pipe(
+      Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
+      // The editor's MCP servers, per session; any still running stop with the command.
+      Layer.provideMerge(McpServers.layer({ clientVersion: VERSION })),
     )
-    yield* Effect.flatMap(AcpServer.make({ version: VERSION }), (server) => server.serve(Stdio.stream())).pipe(
-      Effect.provide(layer),
-    )
+    const models = yield* modelsOffered(settings, choice)
+    const server = AcpServer.make({
+      version: VERSION,
+      doctor: (session) => Doctor.render(Doctor.diagnose(session)),
+      models,
+    })
+    yield* Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+  })
+
+/**
+ * The models an editor may switch a session to: the one chosen (the default),
+ * every model of the config's providers, and the built-in providers whose key
+ * is set.
+ */
+const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
+  Effect.gen(function*() {
+    const routes = [choice.route]
+    if (settings.config.providers !== undefined) {
+      const config = yield* Layers.providerConfig(settings)
+      for (const [provider, declared] of Object.entries(config.providers ?? {})) {
+        for (const model of declared.models) routes.push(`${provider}/${model.id}`)
+      }
+    }
+    if (choice.kind === "provider") {
+      for (const keyed of ModelChoice.KEYED_PROVIDERS) {
+        if (process.env[keyed.env] !== undefined && process.env[keyed.env] !== "") routes.push(keyed.route)
+      }
+    }
+    return [...new Set(routes)]
   })

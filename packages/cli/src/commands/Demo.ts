@@ -7,21 +7,18 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
-import { AgentLoop, Builtins, Permissions } from "@turnlog/agent"
-import * as Loop from "@turnlog/agent/Loop"
+import { AgentLoop, Builtins, Permissions, Tools } from "@turnlog/agent"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
-import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
-import * as Doctor from "../Doctor.js"
 import * as Keyless from "../Keyless.js"
 import * as Layers from "../Layers.js"
 import { out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
-import { examine, renderAll } from "./Doctor.js"
+import * as Doctor from "./Doctor.js"
 
 type Diagnostic = ReplayDiagnostics.ReplayDiagnostic
 
@@ -59,7 +56,7 @@ const turn = (id: SessionId, prompt: string) =>
             return Effect.as(speak("thinking", update.text), reason)
           case "tool-call":
             return Effect.as(
-              say(`tool call: ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`),
+              say(`tool call: ${Tools.make(Builtins.tools()).display(update).title}`),
               reason,
             )
           case "tool-result":
@@ -193,11 +190,11 @@ export const demo = (settings: Settings) =>
 
     const diagnostics = yield* Ref.make<ReadonlyArray<Diagnostic>>([])
     const demoSettings: Settings = { ...settings, home: dir }
-    const layer = Loop.layer({ model: DemoScript.ROUTE }).pipe(
+    const layer = AgentLoop.layer({ model: DemoScript.ROUTE }).pipe(
       Layer.mapError((e) => new UsageError({ message: e.message })),
       Layer.provide(Layer.mergeAll(
         Keyless.layerScript(DemoScript.calls),
-        Builtins.layer(),
+        Layers.toolsLayer(demoSettings),
         Permissions.layerAllowAll,
       )),
       Layer.provideMerge(Layers.storeLayer(demoSettings)),
@@ -208,8 +205,8 @@ export const demo = (settings: Settings) =>
     yield* program(workspace, diagnostics).pipe(Effect.mapError(asCommandError), Effect.provide(layer))
 
     yield* section("turnlog doctor")
-    const entries = yield* examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
-    yield* out(renderAll(entries))
+    const entries = yield* Doctor.examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
+    yield* out(Doctor.renderAll(entries))
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
     yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)

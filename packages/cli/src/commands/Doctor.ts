@@ -1,19 +1,103 @@
 /**
  * `turnlog doctor [<id>]`: what this build makes of each stored session,
- * without changing anything. A session that cannot be read is reported and
- * the others are still examined; the exit code is 1 when any could not be read.
+ * without changing anything — for each assistant message, whether its replay
+ * state replays natively, degrades (and why), or is absent; a torn tail found
+ * at the end; a last turn left open. The same checks the read side runs
+ * before a request, run ahead of time. A session that cannot be read is
+ * reported and the others are still examined; the exit code is 1 when any
+ * could not be read. `demo` ends with the same report.
  */
 import { Effect, Either } from "effect"
+import { History } from "@turnlog/history"
+import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { SessionId } from "@turnlog/protocol"
-import { SessionStore } from "@turnlog/store"
+import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
-import * as Doctor from "../Doctor.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
+import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
-export type Entry = Doctor.SessionReport | { readonly id: string; readonly unreadable: string }
+export type Replay = "native" | "degrades" | "no-state"
+
+export interface MessageReport {
+  readonly messageId: string
+  readonly route: string
+  readonly replay: Replay
+  readonly reason?: string
+}
+
+export interface SessionReport {
+  readonly id: string
+  readonly cwd: string
+  readonly events: number
+  readonly messages: ReadonlyArray<MessageReport>
+  readonly tornTail?: { readonly bytes: number; readonly line: number }
+  readonly openTurn: boolean
+  /** The live process writing the session, when the open turn is in flight there (not left by a dead one). */
+  readonly writer?: number
+}
+
+export const diagnose = (session: SessionStore.LoadedSession): SessionReport => {
+  const messages: Array<MessageReport> = []
+  for (const message of History.fromEvents(session.events)) {
+    if (message.role !== "assistant") continue
+    const route = History.routeOf(message)
+    if (message.source.kind !== "model" || message.source.replayState === undefined) {
+      messages.push({ messageId: message.id, route, replay: "no-state" })
+      continue
+    }
+    let reason: string | undefined
+    PiAiReplay.toPiAssistant(message, (error) => {
+      reason = error.reason
+    })
+    messages.push(
+      reason === undefined
+        ? { messageId: message.id, route, replay: "native" }
+        : { messageId: message.id, route, replay: "degrades", reason },
+    )
+  }
+  const torn = session.recovery.tornTail
+  return {
+    id: session.header.id,
+    cwd: session.header.cwd,
+    events: session.events.length,
+    messages,
+    ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
+    openTurn: OpenTurn.openTurnStart(session.events) >= 0,
+    ...(session.recovery.openTurn?.holder === undefined ? {} : { writer: session.recovery.openTurn.holder.pid }),
+  }
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+
+export const render = (report: SessionReport): string => {
+  const native = report.messages.filter((m) => m.replay === "native").length
+  const degrades = report.messages.filter((m) => m.replay === "degrades")
+  const neutral = report.messages.filter((m) => m.replay === "no-state").length
+  const lines = [
+    `session ${report.id} (${report.cwd}): ${count(report.events, "event")}, ${
+      count(report.messages.length, "assistant message")
+    }: ${native} replay natively, ${degrades.length} degrade, ${neutral} without replay state`,
+  ]
+  for (const m of degrades) lines.push(`  degrades ${m.messageId} (${m.route}): ${m.reason}`)
+  if (report.tornTail !== undefined) {
+    lines.push(
+      `  torn tail: ${report.tornTail.bytes} bytes at line ${report.tornTail.line} (cut off and kept aside when the session is next opened)`,
+    )
+  }
+  // A turn in flight in a live process is no damage; one a dead process left open is repaired at the next open.
+  const leftOpen = report.openTurn && report.writer === undefined
+  if (report.writer !== undefined) lines.push(`  turn in flight: process ${report.writer} is writing this session`)
+  if (leftOpen) {
+    lines.push("  open turn: the last turn has no end (closed as interrupted when the session is next opened)")
+  }
+  if (degrades.length === 0 && report.tornTail === undefined && !leftOpen) lines.push("  ok")
+  return lines.join("\n")
+}
+
+export type Entry = SessionReport | { readonly id: string; readonly unreadable: string }
 
 /** The reports for `ids` (every listed session when empty), in order. */
 export const examine = (ids: ReadonlyArray<string> | undefined) =>
@@ -28,7 +112,7 @@ export const examine = (ids: ReadonlyArray<string> | undefined) =>
     }
     for (const id of targets) {
       const read = yield* Effect.either(store.read(SessionId.make(id)))
-      entries.push(Either.isRight(read) ? Doctor.diagnose(read.right) : { id, unreadable: read.left.message })
+      entries.push(Either.isRight(read) ? diagnose(read.right) : { id, unreadable: read.left.message })
     }
     return entries
   })
@@ -36,11 +120,12 @@ export const examine = (ids: ReadonlyArray<string> | undefined) =>
 export const renderAll = (entries: ReadonlyArray<Entry>): string =>
   entries.length === 0
     ? "no sessions to examine\n"
-    : entries.map((e) => ("unreadable" in e ? `session ${e.id}: cannot be read: ${e.unreadable}` : Doctor.render(e)))
+    : entries.map((e) => ("unreadable" in e ? `session ${e.id}: cannot be read: ${e.unreadable}` : render(e)))
       .join("\n") + "\n"
 
 export const doctor = (settings: Settings, options: { readonly id: string | undefined; readonly json: boolean }) =>
   Effect.gen(function*() {
+    if (options.id !== undefined) yield* SessionIdArg.parse(options.id)
     const entries = yield* examine(options.id === undefined ? undefined : [options.id])
     yield* options.json ? json(entries) : out(renderAll(entries))
     const unreadable = entries.filter((e) => "unreadable" in e)

@@ -3,18 +3,21 @@
  * the session id, tool activity and anything worth knowing go to stderr. Exit
  * 0 when the turn completes or stops at max tokens, 1 when it fails.
  */
+import { join } from "node:path"
 import { Effect, type Layer, Option, Stream } from "effect"
-import { AgentLoop, Permissions } from "@turnlog/agent"
+import { AgentLoop, Permissions, Tools } from "@turnlog/agent"
+import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
-import * as Updates from "@turnlog/acp/Updates"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
-import { note, out } from "../Output.js"
+import * as SessionIdArg from "../SessionIdArg.js"
+import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
+import { VERSION } from "../Version.js"
 
 export interface RunOptions {
   readonly model: Option.Option<string>
@@ -23,18 +26,6 @@ export interface RunOptions {
   readonly maxTokens: Option.Option<number>
   readonly allowTools: boolean
   readonly prompt: ReadonlyArray<string>
-}
-
-export const permissionsLayer = (settings: Settings, allowTools: boolean): Layer.Layer<Permissions.Permissions> => {
-  if (allowTools) return Permissions.layerAllowAll
-  switch (settings.config.permissions) {
-    case "allow":
-      return Permissions.layerAllowAll
-    case "deny":
-      return Permissions.layerDenyAll
-    default:
-      return TerminalPermissions.layer()
-  }
 }
 
 export const announce = (choice: ModelChoice.Choice): Effect.Effect<void> => {
@@ -53,14 +44,25 @@ const firstLine = (text: string, max = 160): string => {
   return line.length > max ? `${line.slice(0, max)}…` : line
 }
 
+/** What `run` says when nothing can answer: what to set, where, and the keyless alternative. */
+export const noProvider = (settings: Settings): string => {
+  const config = settings.configFile === undefined
+    ? `no config file was found at ${join(settings.home, "config.json")}`
+    : `the config file ${settings.configFile} names no "model"`
+  return `no model to run: no provider key is set and ${config}. ` +
+    `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")} (or name a model with --model <provider>/<model>), ` +
+    `or set "model" in a config file ($TURNLOG_CONFIG, --config, or config.json in $TURNLOG_HOME). ` +
+    `To try turnlog without a key: turnlog demo`
+}
+
 /** Picks the session: the one named, the latest in this directory, or a new one. */
-const sessionFor = (options: RunOptions, route: string) =>
+const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Tools.Tool>) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore
     let id: SessionId | undefined
     if (Option.isSome(options.session)) {
-      id = options.session.value as SessionId
+      id = yield* SessionIdArg.parse(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
       const listed = yield* store.list()
@@ -75,8 +77,8 @@ const sessionFor = (options: RunOptions, route: string) =>
       }
       id = latest.id
     }
-    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route })
-    const loaded = yield* loop.load(id, { model: route })
+    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+    const loaded = yield* loop.load(id, { model: route, tools })
     if (loaded.recovery.tornTail !== undefined) {
       yield* note(`session ${id}: a torn tail of ${loaded.recovery.tornTail.bytes} bytes was cut off and kept aside`)
     }
@@ -97,11 +99,21 @@ export const run = (settings: Settings, options: RunOptions) =>
       return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
     }
     const choice = yield* ModelChoice.choose(options.model, settings)
+    if (choice.kind === "demo") {
+      // A canned answer to a real question, with exit 0, hides a key or config
+      // that did not load; the keyless demo is its own command.
+      yield* Layers.providersChecked(settings)
+      return yield* new UsageError({ message: noProvider(settings) })
+    }
     yield* announce(choice)
 
     const turn = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
-      const id = yield* sessionFor(options, choice.route)
+      const display = yield* Tools.Tools
+      // The config's MCP servers, for this run; a server that cannot start is noted and left out.
+      const mcp = yield* McpServers.McpServers
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
+      const id = yield* sessionFor(options, choice.route, tools)
       yield* note(`session ${id}`)
       let wroteText = false
       let endsWithNewline = true
@@ -123,10 +135,10 @@ export const run = (settings: Settings, options: RunOptions) =>
                 endsWithNewline = update.text.endsWith("\n")
                 return Effect.as(out(update.text), end)
               case "reasoning-delta":
-                return Effect.as(Effect.zipRight(endLine, Effect.sync(() => process.stderr.write(update.text))), end)
+                return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
               case "tool-call":
                 return Effect.as(
-                  Effect.zipRight(endLine, note(`tool ${Updates.toolTitle(update.name, Updates.parseArguments(update.arguments))}`)),
+                  Effect.zipRight(endLine, note(`tool ${display.display(update).title}`)),
                   end,
                 )
               case "tool-result":
@@ -173,14 +185,15 @@ export const run = (settings: Settings, options: RunOptions) =>
         case "max-steps":
           return yield* new CommandFailed({ message: "the turn stopped after the maximum number of steps" })
       }
-    }).pipe(Effect.mapError(asCommandError))
+    }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* turn.pipe(
       Effect.provide(Layers.agentLayer({
         settings,
         choice,
-        permissions: permissionsLayer(settings, options.allowTools),
+        permissions: Layers.permissionsLayer(settings, TerminalPermissions.layer(), { allowTools: options.allowTools }),
         ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
       })),
+      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
     )
   })

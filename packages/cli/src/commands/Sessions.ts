@@ -5,12 +5,14 @@ import { CommandFailed } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import { json, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
+import { visible } from "../Visible.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
 export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): string => {
   if (sessions.length === 0) return "no sessions yet (start one with: turnlog run <prompt>)\n"
-  const rows = sessions.map((s) => [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.cwd, s.title])
+  // Made visible before the columns are measured, so an escaped title keeps its row aligned.
+  const rows = sessions.map((s) => [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.cwd, s.title].map(visible))
   const header = ["ID", "UPDATED", "TURNS", "CWD", "TITLE"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   return [header, ...rows]

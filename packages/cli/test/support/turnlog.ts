@@ -4,10 +4,11 @@
  * the tests, so what a test sets is all the command sees.
  */
 import { execFile } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as ChunkScript from "../../src/ChunkScript.js"
 
 export const BIN = fileURLToPath(new URL("../../bin/turnlog.js", import.meta.url))
 
@@ -56,3 +57,17 @@ export const turnlog = (
 
 /** Every line a failing command may print is one sentence: never a stack frame. */
 export const hasStackTrace = (text: string): boolean => /^\s+at .+[(:]\d+/m.test(text)
+
+/**
+ * A scripted-model file (for TURNLOG_SCRIPTED_MODEL) whose calls answer with
+ * `replies`, one text answer per call, streamed as a provider would.
+ */
+export const textScript = (dir: string, replies: ReadonlyArray<string>, name = "model.jsonl"): string => {
+  const file = join(dir, name)
+  writeFileSync(
+    file,
+    replies.map((text) => JSON.stringify(ChunkScript.response([{ type: "text", text }], "stop", { route: "turnlog/scripted" })))
+      .join("\n") + "\n",
+  )
+  return file
+}

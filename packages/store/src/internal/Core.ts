@@ -9,7 +9,8 @@ import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
-import { type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { self } from "./Liveness.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
 export interface Loaded {
@@ -35,14 +36,14 @@ export interface Writer {
 }
 
 export interface Backend {
-  /** Takes the exclusive lease of a session (`SessionLocked` if a live process holds it). */
+  /** Takes the exclusive lease of a session (`SessionLocked`, naming the holder, if a live process holds it). */
   readonly acquire: (id: SessionId) => Effect.Effect<Writer, StoreError>
   /** Loads a session; `repair` cuts a torn tail (keeping its bytes), otherwise it is only reported. */
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
   /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
   readonly list: () => Effect.Effect<SessionList, StoreError>
-  /** The pid of a live process (not this store) holding the session's lease, if any. */
-  readonly writerOf?: (id: SessionId) => Effect.Effect<number | undefined, StoreError>
+  /** The live process (not this store) holding the session's lease, if any. */
+  readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
 }
 
 interface Held {
@@ -50,7 +51,6 @@ interface Held {
   readonly writer: Writer
   nextSeq: number
   pending: Array<SessionLog.SessionEvent>
-  materialised: boolean
 }
 
 const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEvent>): Recovery => ({
@@ -58,14 +58,14 @@ const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEven
   ...(closed.length > 0 ? { closedTurn: closed } : {}),
 })
 
-/** What `read` found, without changing anything; `writer`, the live process holding the session, if any. */
-const foundBy = (loaded: Loaded, writer?: number): LoadedSession => {
+/** What `read` found, without changing anything; `holder`, the live process holding the session, if any. */
+const foundBy = (loaded: Loaded, holder?: Holder): LoadedSession => {
   const start = openTurnStart(loaded.events)
   const openTurn = start < 0
     ? undefined
-    : writer === undefined
+    : holder === undefined
     ? { seq: loaded.events[start]!.seq }
-    : { seq: loaded.events[start]!.seq, writer }
+    : { seq: loaded.events[start]!.seq, holder }
   return {
     header: loaded.header,
     events: loaded.events,
@@ -90,12 +90,11 @@ export const makeCore = (backend: Backend) =>
     const flushHeld = (session: Held): Effect.Effect<void, StoreError> => {
       if (session.pending.length === 0) return Effect.void
       const batch = session.pending
-      return session.writer.write(session.header, batch, !session.materialised).pipe(
+      return session.writer.write(session.header, batch, false).pipe(
         // Only a successful write takes the batch out of the buffer: a retry sends it again.
         Effect.tap(() =>
           Effect.sync(() => {
             session.pending = session.pending.length === batch.length ? [] : session.pending.slice(batch.length)
-            session.materialised = true
           })
         ),
       )
@@ -114,7 +113,6 @@ export const makeCore = (backend: Backend) =>
             writer,
             nextSeq: last === undefined ? 1 : last.seq + 1,
             pending: [],
-            materialised: true,
           })
           return {
             header: loaded.header,
@@ -126,10 +124,7 @@ export const makeCore = (backend: Backend) =>
 
     // Events appended by this store are part of what it reads back.
     const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
-      Effect.flatMap(flushHeld(session), () =>
-        session.materialised
-          ? Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, process.pid))
-          : Effect.succeed({ header: session.header, events: [], recovery: {} }))
+      Effect.flatMap(flushHeld(session), () => Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self())))
 
     const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
       flushHeld(session).pipe(
@@ -164,7 +159,10 @@ export const makeCore = (backend: Backend) =>
             cwd: options.cwd,
             ...(options.title !== undefined ? { title: options.title } : {}),
           }
-          held.set(id, { header, writer, nextSeq: 1, pending: [], materialised: false })
+          // Durable before the id is handed out: another process (a new ACP
+          // client loading the session) can open it before any turn is written.
+          yield* writer.write(header, [], true).pipe(Effect.onError(() => writer.release))
+          held.set(id, { header, writer, nextSeq: 1, pending: [] })
           return id
         })),
 
@@ -207,9 +205,9 @@ export const makeCore = (backend: Backend) =>
           if (session !== undefined) return readHeld(id, session)
           return Effect.flatMap(backend.load(id, false), (loaded) =>
             // An open turn is in flight if a live process holds the session, else a dead one left it.
-            openTurnStart(loaded.events) < 0 || backend.writerOf === undefined
+            openTurnStart(loaded.events) < 0 || backend.holderOf === undefined
               ? Effect.succeed(foundBy(loaded))
-              : Effect.map(backend.writerOf(id), (writer) => foundBy(loaded, writer)))
+              : Effect.map(backend.holderOf(id), (holder) => foundBy(loaded, holder)))
         })),
 
       list: () =>

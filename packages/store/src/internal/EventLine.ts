@@ -4,7 +4,7 @@
  * own type. The explaining decoder runs only for a line that fails, to say why.
  * Shared by the JSONL and SQLite layers so both refuse the same data.
  */
-import { Either, type ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { SessionLog } from "@turnlog/protocol"
 import { compileGuard, type Guard } from "./Guard.js"
 
@@ -28,7 +28,22 @@ for (const member of SessionLog.SessionEvent.members as ReadonlyArray<typeof Ses
 
 const unparsable: LineResult = { _tag: "Unparsable" }
 
-/** Why a value is not an event, in the schema's words (first lines only). */
+/** The longest part of a value a refusal quotes: a hostile line must not fill the terminal. */
+const QUOTE_LIMIT = 120
+
+/**
+ * A decode failure as one sentence: where the first problem is (the path in
+ * the value) and what it is, the value quoted short.
+ */
+export const oneSentence = (error: ParseResult.ParseError): string => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return "not valid"
+  const text = issue.message.replace(/\s+/g, " ")
+  const message = text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text
+  return issue.path.length === 0 ? message : `${issue.path.join(".")}: ${message}`
+}
+
+/** Why a value is not an event, in one sentence of the schema's words. */
 export const explain = (value: unknown): string => {
   const type = typeof value === "object" && value !== null ? (value as { readonly type?: unknown }).type : undefined
   const decode = (typeof type === "string" ? decoders[type] : undefined) ?? SessionLog.decodeEvent
@@ -41,7 +56,11 @@ export const explain = (value: unknown): string => {
     return "not an event of this version (a value in it cannot even be displayed)"
   }
   if (Either.isRight(result)) return "not an event of this version"
-  return result.left.message.split("\n").slice(0, 12).join("\n")
+  try {
+    return `not a valid ${typeof type === "string" ? type : "event"} event: ${oneSentence(result.left)}`
+  } catch {
+    return "not an event of this version (a value in it cannot even be displayed)"
+  }
 }
 
 /** Classifies a parsed value (a stored row's data, or a parsed line). */

@@ -13,7 +13,7 @@ export interface FileIo {
   readonly fsyncSync: typeof fs.fsyncSync
   readonly fdatasyncSync: typeof fs.fdatasyncSync
   readonly ftruncateSync: typeof fs.ftruncateSync
-  readonly fstatSync: (fd: number) => { readonly size: number }
+  readonly fstatSync: (fd: number) => { readonly size: number; readonly nlink: number }
   readonly linkSync: typeof fs.linkSync
   readonly unlinkSync: typeof fs.unlinkSync
   readonly renameSync: typeof fs.renameSync

@@ -1,26 +1,22 @@
 /**
  * One writer per session across processes, with a lock file beside the log:
- * `<id>.lock` holds the holder's pid and a random token. It is published with
+ * `<id>.lock` holds the holder's host, pid and a random token. It is published with
  * a hard link (which fails if the file exists), so two processes cannot both
- * take a free lease. A lease whose holder process no longer exists is taken
- * over: the stale file is moved aside, checked to still be the dead holder's
- * (a racing taker may have replaced it; then it is put back), and removed.
+ * take a free lease. A lease whose holder process no longer exists (or is a
+ * zombie) is taken over by the one process that claims it, with a rename
+ * over it (see `takeOver`), so several takers at once leave one holder.
  */
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { errorCode, type FileIo, writeAll } from "./FileIo.js"
-import { drop, hold, isLive, newToken } from "./Liveness.js"
-
-interface Holder {
-  readonly pid: number
-  readonly token: string
-}
+import type { Holder } from "../StoreError.js"
+import { drop, hold, holderOf, isLive, type Lease, newToken, thisHost } from "./Liveness.js"
 
 export type Acquired = { readonly _tag: "Acquired"; readonly release: () => void } | {
   readonly _tag: "Locked"
-  readonly pid: number
+  readonly holder: Holder
 }
 
-const readHolder = (io: FileIo, file: string): Holder | undefined => {
+const readHolder = (io: FileIo, file: string): Lease | undefined => {
   let text: string
   try {
     text = io.readFileSync(file, "utf8")
@@ -28,76 +24,129 @@ const readHolder = (io: FileIo, file: string): Holder | undefined => {
     if (errorCode(error) === "ENOENT") return undefined
     throw error
   }
+  let value: unknown
   try {
-    const value = JSON.parse(text) as Partial<Holder>
-    if (typeof value.pid === "number" && typeof value.token === "string") return { pid: value.pid, token: value.token }
+    value = JSON.parse(text)
   } catch {
     // An unreadable lock file has no live holder to protect.
+    return { host: "", pid: 0, token: "" }
   }
-  return { pid: 0, token: "" }
+  if (typeof value !== "object" || value === null) return { host: "", pid: 0, token: "" }
+  const { host, pid, token } = value as Record<string, unknown>
+  return typeof pid === "number" && typeof token === "string"
+    ? { host: typeof host === "string" ? host : "", pid, token }
+    : { host: "", pid: 0, token: "" }
 }
 
-/** The pid of the live process holding the lease in `file`, if any (never this process's own lease). */
-export const liveHolder = (io: FileIo, file: string): number | undefined => {
+/** The live process holding the lease in `file`, if any (never this process's own lease). */
+export const liveHolder = (io: FileIo, file: string): Holder | undefined => {
   const holder = readHolder(io, file)
-  return holder !== undefined && isLive(holder) ? holder.pid : undefined
+  return holder !== undefined && isLive(holder) ? holderOf(holder) : undefined
 }
 
-const sameHolder = (a: Holder | undefined, b: Holder) => a !== undefined && a.pid === b.pid && a.token === b.token
+const sameHolder = (a: Lease | undefined, b: Lease) =>
+  a !== undefined && a.host === b.host && a.pid === b.pid && a.token === b.token
+
+const removeQuietly = (io: FileIo, path: string): void => {
+  try {
+    io.unlinkSync(path)
+  } catch {
+    // Already gone or never made: nothing to clean.
+  }
+}
+
+/** Writes `lease` to a fresh temporary file beside `file`, removed again if writing it fails. */
+const writeTemp = (io: FileIo, file: string, lease: Lease): string => {
+  const temp = `${file}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`
+  const fd = io.openSync(temp, "wx")
+  try {
+    try {
+      writeAll(io, fd, Buffer.from(JSON.stringify(lease)))
+    } finally {
+      io.closeSync(fd)
+    }
+  } catch (error) {
+    // A full disk must not leave an empty temporary per attempt.
+    removeQuietly(io, temp)
+    throw error
+  }
+  return temp
+}
+
+/** A pause while another process finishes taking a lease over. */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/** The claim on taking over one particular lease: a name only that lease gives. */
+const claimOf = (file: string, lease: Lease): string =>
+  `${file}.takeover-${createHash("sha256").update(`${lease.host}\0${lease.pid}\0${lease.token}`).digest("hex").slice(0, 16)}`
+
+/**
+ * Replaces the dead holder's lease in `file` with `mine`; false if another
+ * process is doing it (or did). Only the process that creates the claim on
+ * this very lease (a link, which fails if the claim exists) replaces it, and
+ * it replaces it with a rename: `file` never goes missing, so nobody links a
+ * fresh lease in meanwhile and no second taker moves ours aside. A claim
+ * left by a taker that died is a dead lease itself, taken over the same way.
+ */
+const takeOver = (io: FileIo, file: string, dead: Lease, mine: Lease, depth = 0): boolean => {
+  const claim = claimOf(file, dead)
+  const temp = writeTemp(io, file, mine)
+  try {
+    try {
+      io.linkSync(temp, claim)
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error
+      const claimant = readHolder(io, claim)
+      if (claimant === undefined || isLive(claimant) || depth >= 2) return false
+      if (!takeOver(io, claim, claimant, mine, depth + 1)) return false
+    }
+    try {
+      if (!sameHolder(readHolder(io, file), dead)) return false
+      io.renameSync(temp, file)
+      return true
+    } finally {
+      removeQuietly(io, claim)
+    }
+  } finally {
+    removeQuietly(io, temp)
+  }
+}
 
 export const acquire = (io: FileIo, file: string): Acquired => {
   const token = newToken()
-  const temp = `${file}.${process.pid}-${token.slice(0, 8)}.tmp`
-  const fd = io.openSync(temp, "wx")
+  const mine: Lease = { host: thisHost, pid: process.pid, token }
+  // Held from the start, so another store of this process judging our claim sees it live.
+  hold(token)
+  let acquired = false
   try {
-    writeAll(io, fd, Buffer.from(JSON.stringify({ pid: process.pid, token } satisfies Holder)))
-  } finally {
-    io.closeSync(fd)
-  }
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        io.linkSync(temp, file)
-        hold(token)
-        return { _tag: "Acquired", release: () => release(io, file, token) }
-      } catch (error) {
-        if (errorCode(error) !== "EEXIST") throw error
+    const temp = writeTemp(io, file, mine)
+    try {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        try {
+          io.linkSync(temp, file)
+          acquired = true
+        } catch (error) {
+          if (errorCode(error) !== "EEXIST") throw error
+        }
+        if (acquired) return { _tag: "Acquired", release: () => release(io, file, token) }
+        const holder = readHolder(io, file)
+        if (holder === undefined) continue
+        if (isLive(holder)) return { _tag: "Locked", holder: holderOf(holder) }
+        acquired = takeOver(io, file, holder, mine)
+        if (acquired) return { _tag: "Acquired", release: () => release(io, file, token) }
+        // Another process is taking it over: its lease shows up in a moment.
+        pause(1)
       }
       const holder = readHolder(io, file)
-      if (holder === undefined) continue
-      if (isLive(holder)) return { _tag: "Locked", pid: holder.pid }
-      takeOver(io, file, holder)
+      return { _tag: "Locked", holder: holder === undefined ? { host: thisHost, pid: 0 } : holderOf(holder) }
+    } finally {
+      removeQuietly(io, temp)
     }
-    const holder = readHolder(io, file)
-    return { _tag: "Locked", pid: holder?.pid ?? 0 }
   } finally {
-    try {
-      io.unlinkSync(temp)
-    } catch {
-      // Nothing to clean.
-    }
+    if (!acquired) drop(token)
   }
-}
-
-const takeOver = (io: FileIo, file: string, dead: Holder): void => {
-  const aside = `${file}.stale-${process.pid}-${randomUUID().slice(0, 8)}`
-  try {
-    io.renameSync(file, aside)
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return
-    throw error
-  }
-  if (sameHolder(readHolder(io, aside), dead)) {
-    io.unlinkSync(aside)
-    return
-  }
-  // Someone took the lease between our read and our move: give it back.
-  try {
-    io.linkSync(aside, file)
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") throw error
-  }
-  io.unlinkSync(aside)
 }
 
 const release = (io: FileIo, file: string, token: string): void => {

@@ -5,8 +5,9 @@
  *   existing file), then the directory is synced;
  * - later writes append and sync; a write or sync that fails is rolled back to
  *   the previous length, so retrying the same events leaves no gap or duplicate;
- * - a torn tail is copied to a sidecar `<file>.torn-<n>` (a fresh n, never
- *   overwriting), synced, and only then cut from the log.
+ * - a torn tail is copied to a temporary file, synced, linked to a sidecar
+ *   `<file>.torn-<n>` (a fresh n, never overwriting), and only then cut from
+ *   the log.
  */
 import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
@@ -84,6 +85,13 @@ export class ForeignWrite extends Error {
   }
 }
 
+/** The log was unlinked while its writer held it open: appending would write to a file nobody can read. */
+export class Vanished extends Error {
+  constructor() {
+    super("the log was removed while the session was open for writing, so nothing was appended")
+  }
+}
+
 /** Syncs the directory of a published log (so its name survives a crash) and opens it for appending. */
 export const completePublish = (io: FileIo, file: string, size: number): OpenLog => {
   syncDirectory(io, dirname(file))
@@ -107,6 +115,8 @@ export const openLog = (io: FileIo, file: string, scanned: number): OpenLog => {
  * damage followed by committed events, so a failed cut is retried first.
  */
 export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<SessionLog.SessionEvent>): void => {
+  const stat = io.fstatSync(log.fd)
+  if (stat.nlink === 0) throw new Vanished()
   if (log.dirty) {
     io.ftruncateSync(log.fd, log.size)
     log.dirty = false
@@ -114,8 +124,7 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     // Bytes this process did not write: another writer holds the session too
     // (a lease lost in a race, a copy of the home). Appending would repeat its
     // seqs and leave a log nobody can read; refusing keeps what it wrote.
-    const size = io.fstatSync(log.fd).size
-    if (size !== log.size) throw new ForeignWrite(size, log.size)
+    if (stat.size !== log.size) throw new ForeignWrite(stat.size, log.size)
   }
   const bytes = Buffer.from(serialize(events))
   try {
@@ -154,22 +163,36 @@ export const cutTail = (io: FileIo, file: string, torn: TornTail): string => {
   }
 }
 
+/**
+ * Writes the torn bytes under a temporary name, synced, then links them to the
+ * first free `<file>.torn-<n>` (a link never replaces a file): a sidecar name
+ * always holds the complete bytes, and a failure or a kill mid-copy leaves no
+ * sidecar that looks complete (a failure leaves nothing at all).
+ */
 const writeSidecar = (io: FileIo, file: string, bytes: Uint8Array): string => {
-  for (let n = 1;; n++) {
-    const sidecar = `${file}.torn-${n}`
-    let fd: number
-    try {
-      fd = io.openSync(sidecar, "wx")
-    } catch (error) {
-      if (errorCode(error) === "EEXIST") continue
-      throw error
-    }
+  const temp = join(dirname(file), `.${basename(file)}.torn.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
+  const fd = io.openSync(temp, "wx")
+  try {
     try {
       writeAll(io, fd, bytes)
       io.fsyncSync(fd)
     } finally {
       io.closeSync(fd)
     }
-    return sidecar
+    for (let n = 1;; n++) {
+      const sidecar = `${file}.torn-${n}`
+      try {
+        io.linkSync(temp, sidecar)
+        return sidecar
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw error
+      }
+    }
+  } finally {
+    try {
+      io.unlinkSync(temp)
+    } catch {
+      // Already gone: nothing to clean.
+    }
   }
 }

@@ -7,13 +7,17 @@
  * - damage followed by a complete event is `SessionCorrupt`, and a line
  *   that parses but is not an event of this version is refused (`UnknownEvent`
  *   or `SessionCorrupt`): data that was acknowledged is never cut or skipped.
+ *
+ * What is wrong with a log is returned as a `StoreError` (`Either.left`); only
+ * the operating system's failures are thrown, for the layer to map once.
  */
+import { constants, fstatSync, type Stats } from "node:fs"
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
-import { SessionCorrupt, SessionNotFound, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
+import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
 import { SummaryBuilder } from "../Summary.js"
 import type { SessionSummary } from "../SessionStore.js"
-import { decodeLine } from "./EventLine.js"
+import { decodeLine, oneSentence } from "./EventLine.js"
 import { errorCode, type FileIo } from "./FileIo.js"
 import { LineReader } from "./LineReader.js"
 
@@ -34,46 +38,80 @@ export interface Scan {
 }
 
 /** Line 1: newer versions are refused before their shape is judged. */
-export const parseHeader = (line: string, file: string, id: string): SessionLog.SessionHeader => {
+export const parseHeader = (
+  line: string,
+  file: string,
+  id: string,
+): Either.Either<SessionLog.SessionHeader, StoreError> => {
+  const corrupt = (detail: string) => Either.left(new SessionCorrupt({ file, line: 1, detail }))
   let value: unknown
   try {
     value = JSON.parse(line)
   } catch {
-    throw new SessionCorrupt({ file, line: 1, detail: "the session header is not JSON" })
+    return corrupt("the session header is not JSON")
   }
   const version = typeof value === "object" && value !== null ? (value as { version?: unknown }).version : undefined
   if (typeof version === "number" && version > SessionLog.LOG_VERSION) {
-    throw new UnsupportedVersion({ file, found: version, supported: SessionLog.LOG_VERSION })
+    return Either.left(new UnsupportedVersion({ file, found: version, supported: SessionLog.LOG_VERSION }))
   }
   let header: ReturnType<typeof SessionLog.decodeHeader>
+  let why: string
   try {
     header = SessionLog.decodeHeader(value)
+    why = Either.isLeft(header) ? oneSentence(header.left) : ""
   } catch {
     // The schema's message formatter can throw on hostile values.
-    throw new SessionCorrupt({ file, line: 1, detail: "not a session header" })
+    return corrupt("not a session header")
   }
   if (Either.isLeft(header)) {
-    throw new SessionCorrupt({ file, line: 1, detail: `not a session header: ${header.left.message}` })
+    return corrupt(
+      typeof value === "object" && value !== null && (value as { type?: unknown }).type !== "session"
+        ? `the first line is not a session header (${why})`
+        : `not a valid session header: ${why}`,
+    )
   }
-  if (header.right.id !== id) {
-    throw new SessionCorrupt({ file, line: 1, detail: `the header names session ${header.right.id}` })
-  }
-  return header.right
+  if (header.right.id !== id) return corrupt(`the header names session ${header.right.id}`)
+  return Either.right(header.right)
 }
 
-const openForRead = (io: FileIo, file: string, id: string): number => {
+/**
+ * Opens a log for reading, refusing what is not a regular file before a byte
+ * is read: a FIFO would block in open() and in every read (non-blocking open
+ * returns at once), a device would never end. `undefined` when there is no log.
+ */
+const openForRead = (io: FileIo, file: string): Either.Either<number | undefined, StoreError> => {
+  let fd: number
   try {
-    return io.openSync(file, "r")
+    fd = io.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
-    if (errorCode(error) === "ENOENT") throw new SessionNotFound({ sessionId: id })
+    if (errorCode(error) === "ENOENT") return Either.right(undefined)
     throw error
   }
+  const stat = fstatSync(fd)
+  if (!stat.isFile()) {
+    io.closeSync(fd)
+    return Either.left(new SessionCorrupt({ file, line: 1, detail: `not a regular file (${fileKind(stat)}): not read` }))
+  }
+  return Either.right(fd)
 }
 
-const readHeader = (reader: LineReader, file: string, id: string) => {
+const fileKind = (stat: Stats): string =>
+  stat.isFIFO()
+    ? "a FIFO"
+    : stat.isDirectory()
+    ? "a directory"
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+    ? "a device"
+    : stat.isSocket()
+    ? "a socket"
+    : "not a file"
+
+const readHeader = (reader: LineReader, file: string, id: string): Either.Either<SessionLog.SessionHeader, StoreError> => {
   const line = reader.next()
-  if (line === undefined) throw new SessionCorrupt({ file, line: 1, detail: "the file is empty" })
-  if (!reader.complete) throw new SessionCorrupt({ file, line: 1, detail: "the session header is incomplete" })
+  if (line === undefined) return Either.left(new SessionCorrupt({ file, line: 1, detail: "the file is empty" }))
+  if (!reader.complete) {
+    return Either.left(new SessionCorrupt({ file, line: 1, detail: "the session header is incomplete" }))
+  }
   return parseHeader(line, file, id)
 }
 
@@ -96,14 +134,13 @@ const expectedSeq = (file: string, n: number, expected: number, found: number): 
 /**
  * The one pass over a log's events, shared by `read` and `list` so the two
  * never disagree about a file: each event is validated and handed to
- * `onEvent` in order; the torn tail, if any, is returned. Throws the store's
- * tagged errors.
+ * `onEvent` in order; the start of the torn tail, if any, is returned.
  */
 const scanEvents = (
   reader: LineReader,
   file: string,
   onEvent: (event: SessionLog.SessionEvent) => void,
-): { readonly line: number; readonly offset: number } | undefined => {
+): Either.Either<{ readonly line: number; readonly offset: number } | undefined, StoreError> => {
   let count = 0
   let damage: { readonly line: number; readonly offset: number } | undefined
   for (let line = reader.next(); line !== undefined; line = reader.next()) {
@@ -118,13 +155,13 @@ const scanEvents = (
       // after the damage, ending in a torn one; a complete event after it is
       // one that was written after the damaged line — so that line was
       // committed, and the file is damaged, not torn.
-      if (result._tag === "Event") throw damagedBefore(file, damage.line, result.event, n)
+      if (result._tag === "Event") return Either.left(damagedBefore(file, damage.line, result.event, n))
       continue
     }
     switch (result._tag) {
       case "Event": {
         const expected = count + 1
-        if (result.event.seq !== expected) throw expectedSeq(file, n, expected, result.event.seq)
+        if (result.event.seq !== expected) return Either.left(expectedSeq(file, n, expected, result.event.seq))
         count++
         onEvent(result.event)
         break
@@ -133,30 +170,35 @@ const scanEvents = (
         damage = { line: n, offset: reader.lineStart() }
         break
       case "Unknown":
-        throw new UnknownEvent({ file, line: n, type: result.type })
+        return Either.left(new UnknownEvent({ file, line: n, type: result.type }))
       case "Invalid":
-        throw new SessionCorrupt({ file, line: n, detail: result.detail })
+        return Either.left(new SessionCorrupt({ file, line: n, detail: result.detail }))
     }
   }
-  return damage
+  return Either.right(damage)
 }
 
-/** Reads and validates a whole log. Throws the store's tagged errors. */
-export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
-  const fd = openForRead(io, file, id)
+/** Reads and validates a whole log. */
+export const scanLog = (io: FileIo, file: string, id: SessionId): Either.Either<Scan, StoreError> => {
+  const opened = openForRead(io, file)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const fd = opened.right
+  if (fd === undefined) return Either.left(new SessionNotFound({ sessionId: id }))
   try {
     const reader = new LineReader(io, fd)
-    const header = readHeader(reader, file, id)
-    const events: Array<SessionLog.SessionEvent> = []
-    const damage = scanEvents(reader, file, (event) => events.push(event))
-    if (damage === undefined) return { header, events, size: reader.completeEnd() }
-    const size = io.fstatSync(fd).size
-    return {
-      header,
-      events,
-      torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset },
-      size: damage.offset,
-    }
+    return Either.flatMap(readHeader(reader, file, id), (header) => {
+      const events: Array<SessionLog.SessionEvent> = []
+      return Either.map(scanEvents(reader, file, (event) => events.push(event)), (damage): Scan => {
+        if (damage === undefined) return { header, events, size: reader.completeEnd() }
+        const size = io.fstatSync(fd).size
+        return {
+          header,
+          events,
+          torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset },
+          size: damage.offset,
+        }
+      })
+    })
   } finally {
     io.closeSync(fd)
   }
@@ -167,16 +209,27 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Scan => {
  * `read` refuses is refused here with the same reason, and a torn tail (which
  * the next `open` repairs) is left out of the summary as `read` leaves it out.
  */
-export const summarizeLog = (io: FileIo, file: string, id: string): SessionSummary | undefined => {
-  const fd = openForRead(io, file, id)
+export const summarizeLog = (
+  io: FileIo,
+  file: string,
+  id: string,
+): Either.Either<SessionSummary | undefined, StoreError> => {
+  const opened = openForRead(io, file)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const fd = opened.right
+  if (fd === undefined) return Either.left(new SessionNotFound({ sessionId: id }))
   try {
     const reader = new LineReader(io, fd, 1 << 20)
-    const summary = new SummaryBuilder(readHeader(reader, file, id))
-    scanEvents(reader, file, (event) => {
-      summary.add(event.type, event.time)
-      if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
+    return Either.flatMap(readHeader(reader, file, id), (header) => {
+      const summary = new SummaryBuilder(header)
+      return Either.map(
+        scanEvents(reader, file, (event) => {
+          summary.add(event.type, event.time)
+          if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
+        }),
+        () => summary.result(),
+      )
     })
-    return summary.result()
   } finally {
     io.closeSync(fd)
   }

@@ -1,6 +1,6 @@
 /**
  * Whether the holder of a lease is still there. Both durable layers record a
- * holder as its pid and a token: a random part, then `@` and the holder
+ * holder as its host, its pid and a token: a random part, then `@` and the holder
  * process's start time where the system tells it (Linux: `/proc/<pid>/stat`).
  *
  * A holder is live if its process exists and, when the token names a start
@@ -9,11 +9,29 @@
  * our own pid, the holder is live only if this process holds the token (a
  * container restart reuses pids, and a lease left by the previous run is
  * stale). A token without a start time (written where none could be read) is
- * judged by its pid alone.
+ * judged by its pid alone. A holder on another host cannot be judged from
+ * here and counts as live; one recorded without a host (by an older build)
+ * is one of this host's.
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { hostname } from "node:os"
+import type { Holder } from "../StoreError.js"
 import { errorCode } from "./FileIo.js"
+
+/** The host this process runs on, as a lease names it. */
+export const thisHost: string = hostname()
+
+/** This process as the holder of a lease. */
+export const self = (): Holder => ({ host: thisHost, pid: process.pid })
+
+/** A lease as both durable layers store it. */
+export interface Lease extends Holder {
+  readonly token: string
+}
+
+/** The holder a lease names, with an older build's missing host read as this one. */
+export const holderOf = (lease: Lease): Holder => ({ host: lease.host === "" ? thisHost : lease.host, pid: lease.pid })
 
 const heldHere = new Set<string>()
 
@@ -25,22 +43,38 @@ export const drop = (token: string): void => {
   heldHere.delete(token)
 }
 
+/** The fields of `/proc/<pid>/stat` after the command name, or undefined when it cannot be read. */
+const statOf = (pid: number): ReadonlyArray<string> | undefined => {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return undefined
+  }
+  // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so count
+  // fields after its last `)`.
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+}
+
 /**
  * When process `pid` started, as the system counts it (clock ticks since boot
  * on Linux), or "" when that cannot be read (no such process, no `/proc`).
  */
 export const startTimeOf = (pid: number): string => {
-  let stat: string
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  } catch {
-    return ""
-  }
-  // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so count
-  // fields after its last `)`. The start time is field 22, the 20th after it.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  const started = fields[19]
+  // The start time is field 22, the 20th after the command name.
+  const started = statOf(pid)?.[19]
   return started !== undefined && /^\d+$/.test(started) ? started : ""
+}
+
+/**
+ * Whether process `pid` has ended but is not reaped yet: a zombie (`Z`) or
+ * dead (`X`). A killed holder whose parent does not reap it (an orphan under
+ * an init that does not reap, as in many containers) stays a zombie for good;
+ * it answers signal 0 like a live process but will never write again.
+ */
+export const hasEnded = (pid: number): boolean => {
+  const state = statOf(pid)?.[0]
+  return state === "Z" || state === "X" || state === "x"
 }
 
 let ownStart: string | undefined
@@ -65,9 +99,10 @@ export const isAlive = (pid: number): boolean => {
   }
 }
 
-export const isLive = (holder: { readonly pid: number; readonly token: string }): boolean => {
+export const isLive = (holder: Lease): boolean => {
+  if (holder.host !== "" && holder.host !== thisHost) return true
   if (holder.pid === process.pid) return heldHere.has(holder.token)
-  if (!isAlive(holder.pid)) return false
+  if (!isAlive(holder.pid) || hasEnded(holder.pid)) return false
   const recorded = startTimeIn(holder.token)
   if (recorded === "") return true
   // Unreadable now (the process just exited, or `/proc` hides it): judged by

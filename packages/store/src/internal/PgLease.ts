@@ -16,7 +16,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type { PgClient } from "@effect/sql-pg"
 import { type Duration, Effect, Exit, Scope } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
-import { LeaseLost, SessionLocked, StaleWriter, type StoreError, StoreIOError } from "../StoreError.js"
+import { type Holder, LeaseLost, SessionLocked, StaleWriter, type StoreError, StoreIOError } from "../StoreError.js"
 import { holderIn } from "./PgConnection.js"
 import type { Writer } from "./Core.js"
 
@@ -26,11 +26,6 @@ export interface LeaseContext {
   readonly where: string
   /** How long a write may wait for the server before the lease is given up. */
   readonly writeTimeout: Duration.Duration
-}
-
-export interface Holder {
-  readonly pid: number
-  readonly host: string
 }
 
 /** The process holding the session's lock, named by its connection's `application_name`. */
@@ -52,6 +47,10 @@ const APPEND = `WITH w AS (
     UPDATE sessions SET last_seq = $7, updated_at = $8, turns = turns + $9, first_message = coalesce(first_message, $10)
     WHERE id = $5 AND last_seq = $6 RETURNING id)
   ${INSERT_EVENTS}`
+
+/** The header alone: \`create\` makes the session durable before any event is written. */
+const CREATE_EMPTY = `INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
+  VALUES ($1, $2, $3, $4::json, $5::json, $3, 0, NULL, 0) ON CONFLICT (id) DO NOTHING`
 
 const CREATE = `WITH w AS (
     INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
@@ -126,7 +125,7 @@ export const acquireLease = (
     if (!taken.taken) {
       yield* closeScope
       const holder = yield* holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in")))
-      return yield* new SessionLocked({ sessionId: id, pid: holder?.pid ?? 0, host: holder?.host ?? "unknown (the holder just let go)" })
+      return yield* new SessionLocked({ sessionId: id, holder: holder ?? { pid: 0, host: "unknown (the holder just let go)" } })
     }
     const { connection, backend } = taken
 
@@ -157,6 +156,33 @@ export const acquireLease = (
         Effect.flatMap((error): Effect.Effect<void, StoreError> => Effect.fail(error)),
       )
 
+    /** One write statement, expected to touch `rows` rows (fewer: the session exists, or another writer moved it on). */
+    const run = (
+      statement: string,
+      params: ReadonlyArray<unknown>,
+      rows: number,
+      first: boolean,
+      firstSeq: number,
+    ): Effect.Effect<void, StoreError> =>
+      connection.executeRaw(statement, params).pipe(
+        Effect.timeoutFail({ duration: writeTimeout, onTimeout: () => "timeout" as const }),
+        Effect.matchEffect({
+          onSuccess: (result): Effect.Effect<void, StoreError> => {
+            const inserted = (result as { readonly rowCount?: number | null }).rowCount ?? 0
+            if (inserted === rows) return Effect.void
+            return first
+              ? Effect.fail(new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) }))
+              : stale(firstSeq)
+          },
+          onFailure: (error): Effect.Effect<void, StoreError> => {
+            if (error === "timeout") return lose("no answer from the database; the outcome of the last write is unknown")
+            if (failureOf(error).code === "23505") return stale(firstSeq)
+            if (connectionAlive(error)) return Effect.fail(io(first ? "create" : "append to")(error))
+            return lose(`its database connection ended: ${describe(error)}`)
+          },
+        }),
+      )
+
     const write = (
       header: SessionLog.SessionHeader,
       events: ReadonlyArray<SessionLog.SessionEvent>,
@@ -164,30 +190,18 @@ export const acquireLease = (
     ): Effect.Effect<void, StoreError> =>
       Effect.suspend(() => {
         if (lost !== undefined) return Effect.fail(lost)
+        const headerRow = [id, header.version, header.createdAt, JSON.stringify(header.cwd), header.title === undefined ? null : JSON.stringify(header.title)]
+        if (events.length === 0) {
+          if (!first) return Effect.void
+          return run(CREATE_EMPTY, headerRow, 1, true, 0)
+        }
         const firstSeq = events[0]!.seq
         const last = events[events.length - 1]!
         const { turns, firstMessage } = facts(events)
         const params = first
-          ? [...columns(events), id, header.version, header.createdAt, JSON.stringify(header.cwd), header.title === undefined ? null : JSON.stringify(header.title), last.time, turns, firstMessage, last.seq]
+          ? [...columns(events), ...headerRow, last.time, turns, firstMessage, last.seq]
           : [...columns(events), id, firstSeq - 1, last.seq, last.time, turns, firstMessage]
-        return connection.executeRaw(first ? CREATE : APPEND, params).pipe(
-          Effect.timeoutFail({ duration: writeTimeout, onTimeout: () => "timeout" as const }),
-          Effect.matchEffect({
-            onSuccess: (result): Effect.Effect<void, StoreError> => {
-              const inserted = (result as { readonly rowCount?: number | null }).rowCount ?? 0
-              if (inserted === events.length) return Effect.void
-              return first
-                ? Effect.fail(new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) }))
-                : stale(firstSeq)
-            },
-            onFailure: (error): Effect.Effect<void, StoreError> => {
-              if (error === "timeout") return lose("no answer from the database; the outcome of the last write is unknown")
-              if (failureOf(error).code === "23505") return stale(firstSeq)
-              if (connectionAlive(error)) return Effect.fail(io(first ? "create" : "append to")(error))
-              return lose(`its database connection ended: ${describe(error)}`)
-            },
-          }),
-        )
+        return run(first ? CREATE : APPEND, params, events.length, first, firstSeq)
       })
 
     const release = Effect.suspend(() =>

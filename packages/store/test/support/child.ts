@@ -1,5 +1,8 @@
 // A store in its own process, for the tests that need a second process:
 //   hold  <kind> <home> <id>        open the session, say "held", wait to be killed
+//   race  <kind> <home> <ids>       say "ready"; for each line "go <i>" on stdin, try to
+//                                   open the i-th of the comma-separated ids, say
+//                                   "held <i>" or "locked <i>", keep what it holds
 //   crash <kind> <home> <id> <run>  say "ready", wait for a line on stdin (so a
 //                                   parent can start the next child while the
 //                                   current one runs), open the session
@@ -16,16 +19,49 @@
 import { writeSync } from "node:fs"
 import { Context, Effect, Layer } from "effect"
 import type { SessionId } from "@turnlog/protocol"
+import { type FileIo, nodeIo } from "../../src/internal/FileIo.js"
 import { SessionStore } from "../../src/SessionStore.js"
 import { crashEvent } from "./crashLog.js"
 
 const [mode, kind, home, id, runArg] = process.argv.slice(2) as [string, string, string, SessionId, string?]
 const say = (line: string) => writeSync(1, `${line}\n`)
 
+// Racers pause a random 0-2 ms before each file operation on a lease, so the
+// interleavings a busy machine produces now and then happen in every round.
+const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * 2)
+const jittered = (io: FileIo): FileIo => {
+  const onLease = (path: unknown) => typeof path === "string" && path.includes(".lock")
+  return {
+    ...io,
+    openSync: ((path: string, ...rest: Array<never>) => {
+      if (onLease(path)) pause()
+      return (io.openSync as (...args: Array<unknown>) => number)(path, ...rest)
+    }) as FileIo["openSync"],
+    linkSync: (from, to) => {
+      pause()
+      io.linkSync(from, to)
+    },
+    renameSync: (from, to) => {
+      pause()
+      io.renameSync(from, to)
+    },
+    unlinkSync: (path) => {
+      if (onLease(path)) pause()
+      io.unlinkSync(path)
+    },
+    readFileSync: (path, encoding) => {
+      if (onLease(path)) pause()
+      return io.readFileSync(path, encoding)
+    },
+  }
+}
+
 const layer = kind === "sqlite"
   ? (await import("../../src/Sqlite.js")).layerSqlite({ home })
   : kind === "postgres"
   ? (await import("../../src/Postgres.js")).layerPostgres({ url: (await import("./pgUrl.js")).TEST_DATABASE_URL, schema: home })
+  : mode === "race"
+  ? Layer.scoped(SessionStore, (await import("../../src/Jsonl.js")).makeJsonl({ home }, jittered(nodeIo)))
   : (await import("../../src/Jsonl.js")).layerJsonl({ home })
 
 const goSignal = () =>
@@ -34,31 +70,37 @@ const goSignal = () =>
     process.stdin.once("data", () => resolve())
   })
 
-/** Each call resolves with the next line on stdin. */
 const lines = () => {
-  const queued: Array<string> = []
-  const waiting: Array<(line: string) => void> = []
   let partial = ""
+  const queue: Array<string> = []
+  let wake: (() => void) | undefined
   process.stdin.setEncoding("utf8").on("data", (chunk: string) => {
     const parts = (partial + chunk).split("\n")
     partial = parts.pop()!
-    for (const line of parts) {
-      const waiter = waiting.shift()
-      if (waiter !== undefined) waiter(line)
-      else queued.push(line)
-    }
+    queue.push(...parts)
+    wake?.()
   })
   return () =>
     new Promise<string>((resolve) => {
-      const line = queued.shift()
-      if (line !== undefined) resolve(line)
-      else waiting.push(resolve)
+      const check = () => (queue.length > 0 ? resolve(queue.shift()!) : (wake = check))
+      check()
     })
 }
 
 const program = Effect.gen(function*() {
   if (mode === "crash") yield* Effect.promise(goSignal)
   const store = Context.get(yield* Layer.build(layer), SessionStore)
+  if (mode === "race") {
+    const ids = id.split(",") as Array<SessionId>
+    const next = lines()
+    say("ready")
+    for (;;) {
+      const line = yield* Effect.promise(next)
+      const i = Number(line.split(" ")[1])
+      const opened = yield* Effect.either(store.open(ids[i]!))
+      say(opened._tag === "Right" ? `held ${i}` : `${opened.left._tag === "SessionLocked" ? "locked" : opened.left.message} ${i}`)
+    }
+  }
   say("loading")
   const loaded = yield* store.open(id)
   if (mode === "hold") {

@@ -1,6 +1,7 @@
 // The behaviour every SessionStore layer must share. Each layer's test file
 // calls `conformance` with a harness; the same assertions run against all three.
 import { describe, expect, it } from "@effect/vitest"
+import { hostname } from "node:os"
 import { Context, Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import {
@@ -247,7 +248,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
         })
       ))
 
-    it.effect("unknown sessions are SessionNotFound; a created session is not stored before its first append", () =>
+    it.effect("unknown sessions are SessionNotFound; a created session is durable before its first append, and not listed", () =>
       run((h) =>
         Effect.gen(function*() {
           const missing = "20250101T000000-deadbeef" as SessionId
@@ -256,36 +257,51 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               expect(yield* Effect.flip(store.read(missing))).toMatchObject({ _tag: "SessionNotFound", sessionId: missing })
               expect(yield* Effect.flip(store.open(missing))).toMatchObject({ _tag: "SessionNotFound", sessionId: missing })
               expect(yield* Effect.flip(store.append(missing, [chunkEvent(1)]))).toMatchObject({ _tag: "SessionNotFound" })
-              const id = yield* store.create({ cwd: "/p" })
+              const id = yield* store.create({ cwd: "/p", title: "Kept" })
               const own = yield* store.read(id)
               expect(own.events).toStrictEqual([])
+              // Another store (another process) reads it while this one holds it.
+              const other = yield* withStore(h, (second) => second.read(id))
+              expect(other).toStrictEqual({
+                header: { type: "session", version: SessionLog.LOG_VERSION, id, createdAt: own.header.createdAt, cwd: "/p", title: "Kept" },
+                events: [],
+                recovery: {},
+              })
               expect(yield* store.list()).toStrictEqual({ sessions: [], unreadable: [] })
               return id
             }))
-          expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({ _tag: "SessionNotFound" })
+          // The creator is gone: another store opens the header-only session and writes its first turn.
+          const opened = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const opened = yield* store.open(id)
+              yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("first")]))
+              return opened
+            }))
+          expect(opened).toMatchObject({ header: { id, cwd: "/p", title: "Kept" }, events: [], recovery: {} })
+          const read = yield* withStore(h, (store) => store.read(id))
+          expect(read.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message"])
         })
       ))
 
-    it.effect("create with a chosen id takes an id that was handed out and never written, and refuses a held or stored one", () =>
+    it.effect("create with a chosen id takes one nothing holds or stores, and refuses a held or stored one", () =>
       run((h) =>
         Effect.gen(function*() {
-          const unwritten = yield* withStore(h, (store) => store.create({ cwd: "/p" }))
-          const stored = yield* withStore(h, (store) =>
+          const chosen = "20250101T000000-c0ffee00" as SessionId
+          yield* withStore(h, (store) =>
             Effect.gen(function*() {
-              expect(yield* store.create({ cwd: "/q", id: unwritten })).toBe(unwritten)
-              expect((yield* store.open(unwritten)).header).toMatchObject({ id: unwritten, cwd: "/q" })
-              const held = yield* Effect.flip(store.create({ cwd: "/q", id: unwritten }))
-              expect(held.message).toBe(`create ${unwritten}: session ${unwritten} already exists`)
-              yield* store.append(unwritten, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
-              return unwritten
+              expect(yield* store.create({ cwd: "/q", id: chosen })).toBe(chosen)
+              expect((yield* store.open(chosen)).header).toMatchObject({ id: chosen, cwd: "/q" })
+              const held = yield* Effect.flip(store.create({ cwd: "/q", id: chosen }))
+              expect(held.message).toBe(`create ${chosen}: session ${chosen} already exists`)
             }))
-          const refused = yield* Effect.flip(withStore(h, (store) => store.create({ cwd: "/r", id: stored })))
+          // Stored with its header only: refused all the same.
+          const refused = yield* Effect.flip(withStore(h, (store) => store.create({ cwd: "/r", id: chosen })))
           expect(refused).toMatchObject({ _tag: "StoreIOError", operation: "create" })
-          expect(refused.message).toBe(`create ${stored}: session ${stored} already exists`)
+          expect(refused.message).toBe(`create ${chosen}: session ${chosen} already exists`)
           // Refusing took nothing: the stored session opens as it was.
-          const opened = yield* withStore(h, (store) => store.open(stored))
+          const opened = yield* withStore(h, (store) => store.open(chosen))
           expect(opened.header.cwd).toBe("/q")
-          expect(opened.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message", "turn/end"])
+          expect(opened.events).toStrictEqual([])
         })
       ))
 
@@ -299,7 +315,8 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
             yield* withStore(h, (second) =>
               Effect.gen(function*() {
                 const locked = yield* Effect.flip(second.open(id))
-                expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, pid: process.pid })
+                expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { host: hostname(), pid: process.pid } })
+                expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${process.pid}`)
                 expect(yield* Effect.flip(second.append(id, [chunkEvent(2)]))).toMatchObject({ _tag: "SessionLocked" })
                 // Reading needs no lease.
                 expect(seqs((yield* second.read(id)).events)).toStrictEqual([1])

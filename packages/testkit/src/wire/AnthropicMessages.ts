@@ -25,6 +25,9 @@ import {
   type RenderContext,
   textDeltas,
   verbatimError,
+  objectsOf,
+  type Replayed,
+  stringField,
   type WireFormat,
 } from "./Wire.js"
 
@@ -131,6 +134,22 @@ const error = (reply: HttpErrorReply, context: RenderContext): HttpResponse => {
   )
 }
 
+const MODIFIED = "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. " +
+  "These blocks must remain as they were in the original response."
+
+/** Thinking signatures and redacted thinking data, refused as Anthropic refuses them: naming `messages.N.content.M`. */
+const replayed = (body: unknown): ReadonlyArray<Replayed> =>
+  objectsOf(body, "messages").flatMap((message, m) =>
+    objectsOf(message, "content").flatMap((block, c): ReadonlyArray<Replayed> => {
+      const signature = block?.["type"] === "thinking" ? stringField(block, "signature") : undefined
+      if (signature !== undefined) {
+        return [{ values: [signature], refusal: { status: 400, message: `messages.${m}.content.${c}: Invalid \`signature\` in \`thinking\` block` } }]
+      }
+      const data = block?.["type"] === "redacted_thinking" ? stringField(block, "data") : undefined
+      return data === undefined ? [] : [{ values: [data], refusal: { status: 400, message: `messages.${m}.content.${c}: ${MODIFIED}` } }]
+    })
+  )
+
 export const format: WireFormat = {
   api: "anthropic-messages",
   matches: (path) => path.endsWith("/v1/messages"),
@@ -138,4 +157,6 @@ export const format: WireFormat = {
   streamHeaders: (context) => ({ "request-id": requestId(context) }),
   render,
   error,
+  replayed,
+  overflow: (tokens, window) => ({ status: 400, kind: "context-overflow", message: `prompt is too long: ${tokens} tokens > ${window} maximum` }),
 }

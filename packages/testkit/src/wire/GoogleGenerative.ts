@@ -22,7 +22,18 @@
 import type { Block, HttpErrorReply, StreamReply } from "../Reply.js"
 import { base64url } from "./Ids.js"
 import { closePartialObject } from "./PartialJson.js"
-import { dataFrame, type HttpResponse, jsonResponse, type RenderContext, textDeltas, verbatimError, type WireFormat } from "./Wire.js"
+import {
+  dataFrame,
+  type HttpResponse,
+  jsonResponse,
+  objectsOf,
+  type RenderContext,
+  type Replayed,
+  stringField,
+  textDeltas,
+  verbatimError,
+  type WireFormat,
+} from "./Wire.js"
 
 const PATH = /\/models\/([^/]+):streamGenerateContent$/
 
@@ -148,6 +159,15 @@ const error = (reply: HttpErrorReply, _context: RenderContext): HttpResponse => 
   )
 }
 
+/** Thought signatures, refused as Gemini refuses one it cannot verify (naming no part). */
+const replayed = (body: unknown): ReadonlyArray<Replayed> =>
+  objectsOf(body, "contents").flatMap((content) =>
+    objectsOf(content, "parts").flatMap((part): ReadonlyArray<Replayed> => {
+      const signature = stringField(part, "thoughtSignature") ?? stringField(part, "thought_signature")
+      return signature === undefined ? [] : [{ values: [signature], refusal: { status: 400, message: "Corrupted thought signature." } }]
+    })
+  )
+
 export const format: WireFormat = {
   api: "google-generative-ai",
   matches: (path) => PATH.test(path),
@@ -158,4 +178,10 @@ export const format: WireFormat = {
   streamHeaders: () => ({}),
   render,
   error,
+  replayed,
+  overflow: (tokens, window) => ({
+    status: 400,
+    kind: "context-overflow",
+    message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${window}).`,
+  }),
 }

@@ -26,7 +26,10 @@ import {
   jsonDeltas,
   jsonResponse,
   modelField,
+  objectsOf,
   type RenderContext,
+  type Replayed,
+  stringField,
   textDeltas,
   verbatimError,
   type WireFormat,
@@ -185,6 +188,31 @@ export const openAiErrorResponse = (reply: HttpErrorReply, context: RenderContex
   )
 }
 
+/**
+ * Signed or encrypted `reasoning_details`, refused as OpenRouter passes on the
+ * upstream's refusal: "Provider returned error" with the upstream body in
+ * `metadata.raw`, whose `messages.N` counts the upstream's messages (the
+ * system message is not one of them).
+ */
+const replayed = (body: unknown): ReadonlyArray<Replayed> => {
+  const messages = objectsOf(body, "messages")
+  return messages.flatMap((message, m) => {
+    const upstream = m - messages.slice(0, m).filter((before) => before?.["role"] === "system" || before?.["role"] === "developer").length
+    return objectsOf(message, "reasoning_details").flatMap((detail, d): ReadonlyArray<Replayed> => {
+      const value = stringField(detail, "signature") ?? (detail?.["type"] === "reasoning.encrypted" ? stringField(detail, "data") : undefined)
+      if (value === undefined) return []
+      const raw = JSON.stringify({
+        type: "error",
+        error: { type: "invalid_request_error", message: `messages.${upstream}.content.${d}: Invalid \`signature\` in \`thinking\` block` },
+      })
+      return [{
+        values: [value],
+        refusal: { status: 400, body: { error: { message: "Provider returned error", code: 400, metadata: { raw, provider_name: "Anthropic" } } } },
+      }]
+    })
+  })
+}
+
 export const format: WireFormat = {
   api: "openai-completions",
   matches: (path) => path.endsWith("/chat/completions"),
@@ -192,4 +220,11 @@ export const format: WireFormat = {
   streamHeaders: (context) => ({ "x-request-id": `req_${hex(`${context.seed}/request`, 32)}` }),
   render,
   error: (reply, context) => openAiErrorResponse(reply, context, "messages"),
+  replayed,
+  overflow: (tokens, window) => ({
+    status: 400,
+    kind: "context-overflow",
+    message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. ` +
+      "Please reduce the length of the messages.",
+  }),
 }

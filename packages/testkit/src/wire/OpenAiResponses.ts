@@ -25,7 +25,17 @@
 import type { Block, HttpErrorReply, StreamReply } from "../Reply.js"
 import { hex } from "./Ids.js"
 import { openAiErrorResponse } from "./OpenAiCompletions.js"
-import { eventFrame, jsonDeltas, modelField, type RenderContext, textDeltas, type WireFormat } from "./Wire.js"
+import {
+  eventFrame,
+  jsonDeltas,
+  modelField,
+  objectsOf,
+  type RenderContext,
+  type Replayed,
+  stringField,
+  textDeltas,
+  type WireFormat,
+} from "./Wire.js"
 
 type Item = Record<string, unknown>
 
@@ -184,6 +194,36 @@ const render = (reply: StreamReply, context: RenderContext): ReadonlyArray<strin
   return events.map((event, sequence_number) => eventFrame(event.type as string, { ...event, sequence_number }))
 }
 
+/**
+ * Reasoning items, refused as OpenAI refuses them: one with encrypted content
+ * it cannot read is a 400 `invalid_encrypted_content`; one without is looked up
+ * by id, and a server that keeps nothing (`store: false`) answers 404.
+ */
+const replayed = (body: unknown): ReadonlyArray<Replayed> =>
+  objectsOf(body, "input").flatMap((item): ReadonlyArray<Replayed> => {
+    const id = item?.["type"] === "reasoning" ? stringField(item, "id") : undefined
+    if (id === undefined) return []
+    const encrypted = stringField(item, "encrypted_content")
+    const error = encrypted === undefined
+      ? {
+        message: `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. ` +
+          "Try again with `store` set to true, or remove this item from your input.",
+        type: "invalid_request_error",
+        param: "input",
+        code: null,
+      }
+      : {
+        message: `The encrypted content for item ${id} could not be verified. Reason: Encrypted content could not be decrypted or parsed.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_encrypted_content",
+      }
+    return [{
+      values: encrypted === undefined ? [id] : [id, encrypted],
+      refusal: { status: encrypted === undefined ? 404 : 400, body: { error } },
+    }]
+  })
+
 export const format: WireFormat = {
   api: "openai-responses",
   matches: (path) => path.endsWith("/responses"),
@@ -191,4 +231,7 @@ export const format: WireFormat = {
   streamHeaders: (context) => ({ "x-request-id": `req_${hex(`${context.seed}/request`, 32)}` }),
   render,
   error: (reply: HttpErrorReply, context) => openAiErrorResponse(reply, context, "input"),
+  replayed,
+  // OpenAI's text names neither count.
+  overflow: () => ({ status: 400, kind: "context-overflow" }),
 }

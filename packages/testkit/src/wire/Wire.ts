@@ -35,6 +35,30 @@ export interface WireFormat {
   readonly render: (reply: StreamReply, context: RenderContext) => ReadonlyArray<string>
   /** The provider's own error response for a failure reply. */
   readonly error: (reply: HttpErrorReply, context: RenderContext) => HttpResponse
+  /** The signed or encrypted metadata a request body replays, each with the provider's refusal of it. */
+  readonly replayed: (body: unknown) => ReadonlyArray<Replayed>
+  /** The provider's refusal of an input of `tokens` (estimated) over a context window of `window`. */
+  readonly overflow: (tokens: number, window: number) => HttpErrorReply
+}
+
+/** One piece of replayed metadata in a request: its values as the provider minted them, and how it refuses them. */
+export interface Replayed {
+  readonly values: ReadonlyArray<string>
+  readonly refusal: HttpErrorReply
+}
+
+/** The objects of an array field of a JSON object (a request body's `messages`, a message's `content`). */
+export const objectsOf = (value: unknown, field: string): ReadonlyArray<Readonly<Record<string, unknown>> | undefined> => {
+  if (typeof value !== "object" || value === null) return []
+  const array = (value as Record<string, unknown>)[field]
+  if (!Array.isArray(array)) return []
+  return array.map((item) => (typeof item === "object" && item !== null ? item as Record<string, unknown> : undefined))
+}
+
+/** A field's value when it is a non-empty string. */
+export const stringField = (value: Readonly<Record<string, unknown>> | undefined, field: string): string | undefined => {
+  const found = value?.[field]
+  return typeof found === "string" && found !== "" ? found : undefined
 }
 
 /** One SSE frame with only a data field. */

@@ -1,0 +1,176 @@
+/**
+ * MCP servers through the real `turnlog` binary: an editor (the ACP SDK's
+ * client) names servers in session/new, and the config's mcpServers serve
+ * `turnlog run`. A scripted model calls a server's tool; the result reaches
+ * the log and the client, a server that cannot start is told in one
+ * sentence, and no server process outlives the agent.
+ */
+import { spawn } from "node:child_process"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Readable, Writable } from "node:stream"
+import { fileURLToPath } from "node:url"
+import * as acp from "@agentclientprotocol/sdk"
+import { afterAll, describe, expect, it, vi } from "vitest"
+import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+
+vi.setConfig({ testTimeout: 240_000 })
+afterAll(removeTempDirs)
+
+const MODULES = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url))
+const EVERYTHING = `${MODULES}server-everything/dist/index.js`
+const FILESYSTEM = `${MODULES}server-filesystem/dist/index.js`
+
+const finish = (kind: string) => ({ type: "finish", reason: { kind } })
+/** One scripted reply that calls `name` with `args`, then one that answers `text`. */
+const script = (name: string, args: object, text: string) =>
+  [
+    [
+      { type: "block-start", index: 0, blockType: "tool-call" },
+      { type: "tool-call-delta", index: 0, id: "call_1", name, argumentsDelta: JSON.stringify(args) },
+      { type: "block-end", index: 0, block: { type: "tool-call", id: "call_1", name, arguments: JSON.stringify(args) } },
+      finish("tool-calls"),
+    ],
+    [
+      { type: "block-start", index: 0, blockType: "text" },
+      { type: "text-delta", index: 0, text },
+      { type: "block-end", index: 0, block: { type: "text", text } },
+      finish("stop"),
+    ],
+  ].map((chunks) => JSON.stringify(chunks)).join("\n") + "\n"
+
+/** The ids of running processes whose command line holds `marker`. */
+const processesWith = (marker: string): Array<number> =>
+  readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker)
+    } catch {
+      return false
+    }
+  }).map(Number)
+
+/** `turnlog acp` driven by the SDK's client through `drive`, until it exits after stdin closes. */
+const agent = async (
+  home: string,
+  workspace: string,
+  modelFile: string,
+  drive: (ctx: acp.ClientContext) => Promise<void>,
+) => {
+  const child = spawn(process.execPath, [BIN, "acp"], {
+    cwd: workspace,
+    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
+    stdio: "pipe",
+  })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const updates: Array<acp.SessionUpdate> = []
+  const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
+  const stream = acp.ndJsonStream(
+    new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  )
+  await acp.client({ name: "mcp-e2e" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .connectWith(stream, drive)
+  await writer.close()
+  return { code: await exited, updates, stderr }
+}
+
+const events = (home: string, sessionId: string) =>
+  readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>
+    JSON.parse(line) as { type: string; data: Record<string, unknown> }
+  )
+
+describe("MCP servers end to end", () => {
+  it("acp: session/new's servers give their tools to the model; the call and its result reach the log and the client; a server that cannot start is said once; none outlives the agent", async () => {
+    const home = tempDir("mcp-home")
+    const workspace = tempDir("mcp-ws")
+    const modelFile = join(home, "model.jsonl")
+    writeFileSync(modelFile, script("everything__echo", { message: "from the model" }, "The server echoed."))
+    const marker = `turnlog-mcp-e2e-${process.pid}-${Date.now()}`
+    let sessionId = ""
+    let capabilities: unknown
+    let answer: unknown
+    let serversWhileOpen: Array<number> = []
+    const first = await agent(home, workspace, modelFile, async (ctx) => {
+      const init = await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      capabilities = init.agentCapabilities?.mcpCapabilities
+      const created = await ctx.request("session/new", {
+        cwd: workspace,
+        mcpServers: [
+          { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio", marker], env: [] },
+          { name: "broken", command: join(workspace, "no-such-server"), args: [], env: [] },
+        ],
+      })
+      sessionId = created.sessionId
+      serversWhileOpen = processesWith(marker)
+      answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
+    })
+    const { updates, stderr } = first
+    expect(first.code).toBe(0)
+    expect(capabilities).toEqual({ http: true, sse: true })
+    expect(answer).toMatchObject({ stopReason: "end_turn" })
+    expect(serversWhileOpen).toHaveLength(1)
+    expect(processesWith(marker)).toEqual([])
+
+    const broken = `MCP server "broken" could not be started: spawn ${join(workspace, "no-such-server")} ENOENT; its tools are not available in this session`
+    expect(stderr).toContain(`turnlog: ${broken}\n`)
+    const texts = updates.flatMap((u) =>
+      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []
+    )
+    expect(texts).toEqual([`${broken}.\n\n`, "The server echoed."])
+    const call = updates.find((u) => u.sessionUpdate === "tool_call")
+    expect(call).toMatchObject({ sessionUpdate: "tool_call", rawInput: { message: "from the model" } })
+    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed")
+    expect(done).toHaveLength(1)
+    expect(done[0]).toMatchObject({ content: [{ type: "content", content: { type: "text", text: "Echo: from the model" } }] })
+
+    const logged = events(home, sessionId).filter((e) => e.type.startsWith("tool/"))
+    expect(logged.map((e) => e.type)).toEqual(["tool/call", "tool/result"])
+    expect(logged[0]!.data).toEqual({ callId: "call_1", name: "everything__echo", arguments: `{"message":"from the model"}` })
+    expect((logged[1]!.data.message as { content: unknown }).content).toEqual([
+      { type: "tool-result", toolCallId: "call_1", content: "Echo: from the model" },
+    ])
+
+    // A new client process loads the session: the MCP call replays from the log like any tool call.
+    const reloaded = await agent(home, workspace, modelFile, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      await ctx.request("session/load", { sessionId, cwd: workspace, mcpServers: [] })
+    })
+    expect(reloaded.code).toBe(0)
+    expect(reloaded.updates.filter((u) => u.sessionUpdate === "tool_call")).toEqual([{
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      name: "everything__echo",
+      title: "everything__echo",
+      kind: "other",
+      status: "completed",
+      rawInput: { message: "from the model" },
+      content: [{ type: "content", content: { type: "text", text: "Echo: from the model" } }],
+    }])
+  })
+
+  it("run: the config's mcpServers serve the turn; a bad entry is a usage error naming the field", async () => {
+    const home = tempDir("mcp-run-home")
+    const workspace = tempDir("mcp-run-ws")
+    writeFileSync(join(workspace, "notes.txt"), "hello\n")
+    writeFileSync(join(home, "model.jsonl"), script("files__read_text_file", { path: join(workspace, "notes.txt") }, "Read it."))
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        scriptedModel: "model.jsonl",
+        mcpServers: [{ name: "files", command: process.execPath, args: [FILESYSTEM, workspace] }],
+      }),
+    )
+    const ran = await turnlog(["run", "read notes.txt"], { cwd: workspace, env: { TURNLOG_HOME: home } })
+    expect(ran.stdout).toBe("Read it.\n")
+    expect(ran.stderr).toContain(`turnlog: tool files__read_text_file done: hello\n`)
+    expect(ran.code).toBe(0)
+
+    writeFileSync(join(home, "config.json"), JSON.stringify({ mcpServers: [{ name: "files", args: [] }] }))
+    const refused = await turnlog(["run", "hi"], { cwd: workspace, env: { TURNLOG_HOME: home } })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(`config file ${join(home, "config.json")}: mcpServers.0.command: is missing (keys:`)
+  })
+})

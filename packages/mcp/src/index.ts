@@ -1,0 +1,5 @@
+export * as Content from "./Content.js"
+export * as McpServers from "./McpServers.js"
+export * as McpTool from "./McpTool.js"
+export * as Naming from "./Naming.js"
+export * as ServerConfig from "./ServerConfig.js"

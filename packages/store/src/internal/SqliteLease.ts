@@ -1,0 +1,52 @@
+/**
+ * The SQLite layer's one writer per session: a `leases` row naming the
+ * holder (host, pid) and its token. A free lease is taken by inserting the
+ * row; a dead holder's row is replaced only if it still names that very
+ * holder and token, so two takers cannot both win.
+ */
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { Holder } from "../StoreError.js"
+import { holderOf, isLive, type Lease, thisHost } from "./Liveness.js"
+
+interface LeaseRow {
+  readonly pid: number
+  readonly token: string
+  /** Absent from a database still at schema version 1, which only a reader opens. */
+  readonly host?: string
+}
+
+const leaseOf = (row: LeaseRow): Lease => ({ host: row.host ?? "", pid: row.pid, token: row.token })
+
+const current = (sql: SqlClient, id: string): Effect.Effect<Lease | undefined, SqlError> =>
+  Effect.map(sql<LeaseRow>`SELECT * FROM leases WHERE session_id = ${id}`, ([row]) => (row === undefined ? undefined : leaseOf(row)))
+
+/** Takes the lease of `id` for this process with `token`: `true`, or the live holder that has it. */
+export const take = (sql: SqlClient, id: string, token: string): Effect.Effect<true | Holder, SqlError> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const inserted = yield* sql`INSERT INTO leases (session_id, host, pid, token)
+        VALUES (${id}, ${thisHost}, ${process.pid}, ${token})
+        ON CONFLICT (session_id) DO NOTHING RETURNING token`
+      if (inserted.length === 1) return true
+      const holder = yield* current(sql, id)
+      if (holder === undefined) continue
+      if (isLive(holder)) return holderOf(holder)
+      // The holder is gone: replace exactly that holder, so two takers cannot both win.
+      const taken = yield* sql`UPDATE leases SET host = ${thisHost}, pid = ${process.pid}, token = ${token}
+        WHERE session_id = ${id} AND host = ${holder.host} AND pid = ${holder.pid} AND token = ${holder.token}
+        RETURNING token`
+      if (taken.length === 1) return true
+    }
+    const holder = yield* current(sql, id)
+    return holder === undefined ? { host: thisHost, pid: 0 } : holderOf(holder)
+  })
+
+/** Gives up the lease this process took with `token` (if it still has it). */
+export const give = (sql: SqlClient, id: string, token: string): Effect.Effect<void, SqlError> =>
+  Effect.asVoid(sql`DELETE FROM leases WHERE session_id = ${id} AND token = ${token}`)
+
+/** The live process holding the lease of `id`, if any. */
+export const liveHolder = (sql: SqlClient, id: string): Effect.Effect<Holder | undefined, SqlError> =>
+  Effect.map(current(sql, id), (holder) => (holder !== undefined && isLive(holder) ? holderOf(holder) : undefined))
