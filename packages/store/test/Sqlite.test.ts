@@ -6,7 +6,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
-import { Sqlite } from "../src/index.js"
+import * as Sqlite from "../src/Sqlite.js"
 import { conformance, type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
 
