@@ -17,13 +17,16 @@ const packages = readdirSync(new URL("./packages", import.meta.url), { withFileT
 const inherited = process.env.NODE_OPTIONS ?? ""
 const nodeOptions = inherited.includes(`--conditions=${SOURCE}`) ? inherited : `${inherited} --conditions=${SOURCE}`.trim()
 
+// examples/: the packed packages installed into an app (see examples/test).
+const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), { name: "examples", root: "examples" }]
+
 export default defineWorkspace(
-  packages.map((name) => ({
+  projects.map(({ name, root }) => ({
     resolve: { conditions: [SOURCE, ...defaultClientConditions] },
     ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions], externalConditions: [SOURCE] } },
     test: {
       name,
-      root: `packages/${name}`,
+      root,
       include: ["test/**/*.test.ts"],
       testTimeout: 60_000,
       hookTimeout: 60_000,

@@ -16,7 +16,8 @@
 // - effect and @effect/* imported by src/ become peerDependencies (and stay
 //   devDependencies with the pinned range, for the monorepo's own install);
 //   the drivers listed in OPTIONAL_PEERS are optional peers.
-// - files, license, engines, publishConfig; private stays only on PRIVATE.
+// - files, license (and a copy of the root LICENSE), engines; private stays
+//   only on PRIVATE.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -112,6 +113,7 @@ const entryPoints = (name) => {
   return exports
 }
 
+const license = readFileSync(join(root, "LICENSE"), "utf8")
 let changed = 0
 const write = (file, text) => {
   const old = existsSync(file) ? readFileSync(file, "utf8") : undefined
@@ -177,6 +179,7 @@ for (const name of packages) {
     ...(Object.keys(devDependencies).length > 0 ? { devDependencies: sorted(devDependencies) } : {}),
   }
   write(join(dir, "package.json"), JSON.stringify(next, null, 2) + "\n")
+  write(join(dir, "LICENSE"), license)
 
   if (!BUNDLED.has(name)) {
     const references = Object.keys(dependencies)
