@@ -5,11 +5,14 @@
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
-import type { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
 import type { SessionStore } from "./SessionStore.js"
-import { layerSqlite } from "./Sqlite.js"
-import type { StoreError } from "./StoreError.js"
+import { type StoreError, StoreIOError } from "./StoreError.js"
+
+// The SQLite layer lives in its own entry (`@turnlog/store/Sqlite`): its driver
+// (better-sqlite3, @effect/sql-sqlite-node) is an optional peer dependency, so
+// nothing here imports it until a SQLite store is chosen.
 
 export type StoreKind = "jsonl" | "sqlite"
 
@@ -28,6 +31,16 @@ export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError
     case "jsonl":
       return layerJsonl({ home: config.home })
     case "sqlite":
-      return layerSqlite({ home: config.home })
+      return Layer.unwrapEffect(
+        Effect.tryPromise({
+          try: () => import("./Sqlite.js"),
+          catch: (cause) =>
+            new StoreIOError({
+              path: config.home,
+              operation: "load the SQLite store's driver (install better-sqlite3 and @effect/sql-sqlite-node) for",
+              cause,
+            }),
+        }).pipe(Effect.map((sqlite) => sqlite.layerSqlite({ home: config.home }))),
+      )
   }
 }

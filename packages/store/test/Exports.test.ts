@@ -2,7 +2,9 @@
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { Jsonl, Memory, Sqlite, StoreLayer } from "../src/index.js"
+import { Jsonl, Memory, StoreLayer } from "../src/index.js"
+// The SQLite layer is its own entry: its driver is an optional peer.
+import * as Sqlite from "../src/Sqlite.js"
 
 describe("@turnlog/store exports", () => {
   it("hides ./internal/* from other packages", () => {
