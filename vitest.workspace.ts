@@ -1,19 +1,36 @@
 // Every package is one vitest project; tests live in each package's test/ folder.
+//
+// The workspace's packages resolve through their "@turnlog/source" export
+// condition, so tests run the TypeScript sources, never a package's dist/.
+// Child processes the tests start (`node --import tsx …`, the `turnlog`
+// launcher) get the same condition through NODE_OPTIONS.
 import { readdirSync } from "node:fs"
+import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineWorkspace } from "vitest/config"
+
+const SOURCE = "@turnlog/source"
 
 const packages = readdirSync(new URL("./packages", import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
 
+const inherited = process.env.NODE_OPTIONS ?? ""
+const nodeOptions = inherited.includes(`--conditions=${SOURCE}`) ? inherited : `${inherited} --conditions=${SOURCE}`.trim()
+
+// examples/: the packed packages installed into an app (see examples/test).
+const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), { name: "examples", root: "examples" }]
+
 export default defineWorkspace(
-  packages.map((name) => ({
+  projects.map(({ name, root }) => ({
+    resolve: { conditions: [SOURCE, ...defaultClientConditions] },
+    ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions], externalConditions: [SOURCE] } },
     test: {
       name,
-      root: `packages/${name}`,
+      root,
       include: ["test/**/*.test.ts"],
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      env: { NODE_OPTIONS: nodeOptions },
     },
   })),
 )

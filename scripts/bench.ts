@@ -23,7 +23,7 @@ const benches = readdirSync(packagesDir)
 let failed = 0
 for (const file of benches) {
   console.log(`\n## ${file.slice(root.length)}`)
-  const result = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], { stdio: "inherit", cwd: root })
+  const result = spawnSync(process.execPath, ["--expose-gc", "--conditions=@turnlog/source", "--import", "tsx", file], { stdio: "inherit", cwd: root })
   if (result.status !== 0) failed++
 }
 if (benches.length === 0) console.log("no benchmarks found")

@@ -17,14 +17,14 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const cli = join(root, "packages", "cli")
 const out = join(cli, "dist")
 
-// Every dependency a workspace package declares, other than the workspace's
+// Every dependency (or peer) a workspace package declares, other than the workspace's
 // own packages, stays external: installed once, loaded by Node as published.
 const external = new Set()
 for (const name of readdirSync(join(root, "packages"))) {
   const manifest = join(root, "packages", name, "package.json")
   if (!statSync(manifest, { throwIfNoEntry: false })) continue
-  const { dependencies = {} } = JSON.parse(readFileSync(manifest, "utf8"))
-  for (const dependency of Object.keys(dependencies)) {
+  const { dependencies = {}, peerDependencies = {} } = JSON.parse(readFileSync(manifest, "utf8"))
+  for (const dependency of [...Object.keys(dependencies), ...Object.keys(peerDependencies)]) {
     if (!dependency.startsWith("@turnlog/")) external.add(dependency)
   }
 }
@@ -42,6 +42,8 @@ const result = await build({
   sourcemap: true,
   external: [...external].flatMap((name) => [name, `${name}/*`]),
   tsconfig: join(cli, "tsconfig.json"),
+  // The workspace's packages resolve to their sources, not their dist/ builds.
+  conditions: ["@turnlog/source"],
   metafile: true,
   logLevel: "warning",
 })

@@ -1,1 +1,2 @@
 export * as Assembler from "./Assembler.js"
+export * as AssembledMessage from "./AssembledMessage.js"

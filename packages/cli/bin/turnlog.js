@@ -9,6 +9,11 @@ import { readFileSync, statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const cli = new URL("../", import.meta.url)
+
+const SOURCE_CONDITION_HOOK = `export async function resolve(specifier, context, next) {
+  const conditions = context.conditions.includes("@turnlog/source") ? context.conditions : [...context.conditions, "@turnlog/source"]
+  return next(specifier, { ...context, conditions })
+}`
 const dist = new URL("dist/", cli)
 
 /** "" when the build can run; otherwise why not ("none" when there is no usable build). */
@@ -35,6 +40,11 @@ if (why === "") {
   await import(new URL("main.js", dist).href)
 } else {
   if (why !== "none") process.stderr.write(`turnlog: running from source: ${why} since the last build (npm run build)\n`)
+  // The workspace's packages export their sources under the "@turnlog/source"
+  // condition (their default entries are the compiled dist/, possibly stale):
+  // add it to every resolution before tsx, as `node --conditions` would.
+  const { register: registerHooks } = await import("node:module")
+  registerHooks(`data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`)
   const { register } = await import("tsx/esm/api")
   register({ tsconfig: fileURLToPath(new URL("tsconfig.json", cli)) })
   await import("../src/main.ts")

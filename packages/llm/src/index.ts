@@ -1,3 +1,4 @@
+export * as ChunkScript from "./ChunkScript.js"
 export * as LlmAdapter from "./LlmAdapter.js"
 export * as Redacting from "./Redacting.js"
 export * as Redaction from "./Redaction.js"

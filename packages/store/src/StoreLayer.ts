@@ -6,12 +6,16 @@
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
-import { layerPostgres, type PostgresOptions } from "./Postgres.js"
+import type { PostgresOptions } from "./Postgres.js"
 import type { SessionStore } from "./SessionStore.js"
-import { layerSqlite } from "./Sqlite.js"
 import { type StoreError, StoreIOError } from "./StoreError.js"
+
+// The SQLite and PostgreSQL layers live in their own entries
+// (`@turnlog/store/Sqlite`, `@turnlog/store/Postgres`): their drivers are
+// optional peer dependencies, so nothing here imports one until its store is
+// chosen.
 
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
 
@@ -32,16 +36,39 @@ export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError
     case "jsonl":
       return layerJsonl({ home: config.home })
     case "sqlite":
-      return layerSqlite({ home: config.home })
-    case "postgres":
-      return config.database === undefined
-        ? Layer.fail(
+      return Layer.unwrapEffect(
+        Effect.tryPromise({
+          try: () => import("./Sqlite.js"),
+          catch: (cause) =>
+            new StoreIOError({
+              path: config.home,
+              operation: "load the SQLite store's driver (install better-sqlite3 and @effect/sql-sqlite-node) for",
+              cause,
+            }),
+        }).pipe(Effect.map((sqlite) => sqlite.layerSqlite({ home: config.home }))),
+      )
+    case "postgres": {
+      const database = config.database
+      if (database === undefined) {
+        return Layer.fail(
           new StoreIOError({
             path: "the database",
             operation: "connect to",
             cause: new Error("no database URL: set TURNLOG_DATABASE_URL or database.url in the config"),
           }),
         )
-        : layerPostgres(config.database)
+      }
+      return Layer.unwrapEffect(
+        Effect.tryPromise({
+          try: () => import("./Postgres.js"),
+          catch: (cause) =>
+            new StoreIOError({
+              path: "the database",
+              operation: "load the PostgreSQL store's driver (install @effect/sql and @effect/sql-pg) for",
+              cause,
+            }),
+        }).pipe(Effect.map((postgres) => postgres.layerPostgres(database))),
+      )
+    }
   }
 }

@@ -2,7 +2,10 @@
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { Jsonl, Memory, Postgres, Sqlite, StoreLayer } from "../src/index.js"
+import { Jsonl, Memory, StoreLayer } from "../src/index.js"
+// The SQLite and PostgreSQL layers are their own entries: their drivers are optional peers.
+import * as Postgres from "../src/Postgres.js"
+import * as Sqlite from "../src/Sqlite.js"
 
 describe("@turnlog/store exports", () => {
   it("hides ./internal/* from other packages", () => {

@@ -4,7 +4,7 @@
 import { expect, it } from "@effect/vitest"
 import { connect, createServer, type Socket } from "node:net"
 import { Effect } from "effect"
-import { Postgres } from "../src/index.js"
+import * as Postgres from "../src/Postgres.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
 import { describePostgres, freshSchema, pgHarness, TEST_DATABASE_URL } from "./support/postgres.js"

@@ -7,7 +7,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import type { SessionId } from "@turnlog/protocol"
-import { Sqlite } from "../src/index.js"
+import * as Sqlite from "../src/Sqlite.js"
 import { conformance, type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
 

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
-import { Sqlite } from "../src/index.js"
+import * as Sqlite from "../src/Sqlite.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
 

@@ -2,7 +2,7 @@
  * Every event a turn writes to the log, one constructor each, so the shape of
  * the log is read in one place. Optional fields are absent, never `undefined`.
  */
-import type { Assembler } from "@turnlog/assembler"
+import { AssembledMessage, type Assembler } from "@turnlog/assembler"
 import {
   type AssistantBlock,
   type ContentBlock,
@@ -38,23 +38,14 @@ export const assistantChunk = (chunk: StreamChunk): Input<"assistant/chunk"> => 
 })
 
 /** A finished response: the assembled blocks with the pruned envelope. */
-export const assistantMessage = (route: Route, result: Assembler.Assembled): Input<"assistant/message"> => {
-  const message: Message = {
-    id: makeMessageId(),
-    role: "assistant",
-    content: result.blocks,
-    source: {
-      kind: "model",
-      provider: route.provider,
-      model: route.model,
-      ...(result.replayState !== undefined ? { replayState: result.replayState } : {}),
-    },
-  }
-  return {
-    type: "assistant/message",
-    data: { message, finish: result.finish, ...(result.usage !== undefined ? { usage: result.usage } : {}) },
-  }
-}
+export const assistantMessage = (route: Route, result: Assembler.Assembled): Input<"assistant/message"> => ({
+  type: "assistant/message",
+  data: {
+    message: AssembledMessage.toMessage(result, route),
+    finish: result.finish,
+    ...(result.usage !== undefined ? { usage: result.usage } : {}),
+  },
+})
 
 const CANCELLED: Failure = { code: "CANCELLED", message: "the turn was cancelled" }
 const ABORTED: FinishReason = { kind: "aborted", failure: CANCELLED }

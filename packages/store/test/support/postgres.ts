@@ -6,7 +6,7 @@ import { describe } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Redacted } from "effect"
-import { Postgres } from "../../src/index.js"
+import * as Postgres from "../../src/Postgres.js"
 import type { Harness } from "./conformance.js"
 
 import { TEST_DATABASE_URL } from "./pgUrl.js"
