@@ -92,6 +92,12 @@ export interface Config {
   readonly system?: string
   /** Quiet time after which a provider stream is abandoned as a transient `TIMEOUT` (default 600000). */
   readonly streamIdleTimeoutMs?: number
+  /**
+   * `{ enabled, reserveTokens, keepRecentTokens, toolResultShare }`, each
+   * optional (the defaults scale with the model's window); checked against the
+   * model's window before each request, refused with a sentence naming the field.
+   */
+  readonly compaction?: CompactionSetting
   readonly retry?: {
     /** Retries of a transient failure that produced no content (default 3). */
     readonly maxRetries?: number
@@ -100,6 +106,13 @@ export interface Config {
     /** Cap on the computed backoff; a provider's `retry-after` is honoured as given (default 30000). */
     readonly maxDelayMs?: number
   }
+}
+
+export interface CompactionSetting {
+  readonly enabled?: boolean
+  readonly reserveTokens?: number
+  readonly keepRecentTokens?: number
+  readonly toolResultShare?: number
 }
 
 /** `<provider>/<model>`, split at the first slash (model ids may contain more). */
@@ -123,6 +136,7 @@ const turnConfig = (config: Config): TurnConfig => ({
   },
   ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
   ...(config.system !== undefined ? { system: config.system } : {}),
+  ...(config.compaction !== undefined ? { compaction: config.compaction } : {}),
 })
 
 /** The turn in flight: its cancel signal, and done once it closed itself. */

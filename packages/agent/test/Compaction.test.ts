@@ -1,0 +1,111 @@
+// Long sessions through the real composition (pi-ai against the loopback
+// speaking each wire format, a model with a 16,384-token window): compaction
+// before requests and after a provider's overflow refusal, a fresh process
+// continuing, a failed summary leaving the session as it was, and the
+// reactive repair of replay state a provider refuses.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { ReplayDiagnostics } from "@turnlog/llm"
+import { PiAiAdapter } from "@turnlog/llm-pi-ai"
+import type { SessionLog } from "@turnlog/protocol"
+import { Jsonl } from "@turnlog/store"
+import { Loopback } from "@turnlog/testkit"
+import type { AgentUpdate } from "../src/AgentLoop.js"
+import { setup } from "./support/harness.js"
+import { type Api, APIS, KEY, KEY_ENV, MODEL_ID, modelOf, providerOf } from "./support/piAi.js"
+
+const WINDOW = 16_384
+
+/** The loopback's providers, each with one model of a small window. */
+const smallLayer = (server: Loopback.Server) =>
+  PiAiAdapter.layerPiAi({
+    providers: Object.fromEntries(APIS.map((api) => [providerOf(api), {
+      api,
+      baseUrl: server.baseUrl(api),
+      apiKeyEnv: KEY_ENV,
+      models: [{ id: MODEL_ID, contextWindow: WINDOW, maxTokens: 4096 }],
+    }])),
+  }, { env: { [KEY_ENV]: KEY } }).pipe(Layer.provide(ReplayDiagnostics.layerSilent))
+
+/** About `tokens` tokens of distinct words (the loopback counts four characters to a token). */
+const words = (label: string, tokens: number) => {
+  const out: Array<string> = []
+  let chars = 0
+  for (let i = 0; chars < tokens * 4; i++) {
+    const word = `${label}w${i}`
+    out.push(word)
+    chars += word.length + 1
+  }
+  return out.join(" ")
+}
+
+const answerOf = (n: number) => `Answer ${n}. ${words(`a${n}`, 700)}`
+
+const textOf = (updates: ReadonlyArray<AgentUpdate>) =>
+  updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("")
+
+const of = <T extends SessionLog.EventType>(events: ReadonlyArray<SessionLog.SessionEvent>, type: T) =>
+  events.filter((e): e is SessionLog.EventOf<T> => e.type === type)
+
+const setupFor = (api: Api, home?: string) =>
+  Effect.gen(function*() {
+    const server = yield* Loopback.make
+    server.setContextWindow(WINDOW)
+    const h = yield* setup([], {
+      llm: smallLayer(server),
+      config: { model: modelOf(api) },
+      ...(home === undefined ? {} : { store: Jsonl.layerJsonl({ home }) }),
+    })
+    return { ...h, server }
+  })
+
+/** Every request the loopback took fitted the window with a quarter of the reserve left for the answer. */
+const expectAllFitted = (server: Loopback.Server) => {
+  for (const request of server.requests()) {
+    expect(request.refused).toBe(undefined)
+    expect(request.status).toBe(200)
+    expect(Math.ceil(JSON.stringify(request.body).length / 4)).toBeLessThanOrEqual(WINDOW - 1024)
+  }
+}
+
+describe.each(APIS)("over the %s wire, a session past a 16,384-token window", (api) => {
+  it.scopedLive("keeps answering in full, every request fits, the log holds compactions, a fresh process continues", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor(api)
+      const turns = 14
+      for (let n = 1; n <= turns; n++) {
+        // Summary requests take a reply too: two are always waiting.
+        while (h.server.pending() < 2) h.server.enqueue({ blocks: [{ type: "text", text: answerOf(n) }] })
+        const before = h.server.requests().length
+        const updates = yield* h.prompt(`Question ${n}. ${words(`q${n}`, 700)}`)
+        expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+        // The answer shown is one whole reply (the queue's replies are whole answers).
+        expect(textOf(updates)).toMatch(/^Answer \d+\. /)
+        expect(textOf(updates).length).toBeGreaterThan(2800)
+        expect(h.server.requests().length).toBeGreaterThan(before)
+      }
+      expectAllFitted(h.server)
+      const events = yield* h.events()
+      const compactions = of(events, "context/compaction")
+      expect(compactions.length).toBeGreaterThanOrEqual(2)
+      for (const c of compactions) {
+        expect(c.data.provider).toBe(providerOf(api))
+        expect(c.data.tokensAfter).toBeLessThan(c.data.tokensBefore)
+        expect(c.data.tokensBefore).toBeGreaterThan(WINDOW - 4096)
+        // The summary request came first, marked, and its answer is the summary.
+        const marked = of(events, "request/start").filter((r) => r.data.purpose === "compaction" && r.seq < c.seq)
+        expect(marked.length).toBeGreaterThan(0)
+      }
+
+      // Another process (a fresh adapter and loop over the same home) continues the session.
+      yield* h.store.release(h.id)
+      const fresh = yield* setupFor(api, h.home)
+      fresh.server.enqueue({ blocks: [{ type: "text", text: "Continued." }] }, { blocks: [{ type: "text", text: "Continued." }] })
+      const updates = yield* fresh.prompt("And now?", h.id)
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      expectAllFitted(fresh.server)
+      const sent = JSON.stringify(fresh.server.requests().at(-1)!.body)
+      expect(sent).toContain("was compacted to fit the context window")
+      expect(sent).toContain("And now?")
+    }))
+})
