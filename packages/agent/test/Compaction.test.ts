@@ -109,3 +109,119 @@ describe.each(APIS)("over the %s wire, a session past a 16,384-token window", (a
       expect(sent).toContain("And now?")
     }))
 })
+
+/** `n` answered turns of about 1,400 tokens each: history a compaction has something to cut from. */
+const history = (h: { server: Loopback.Server; prompt: (text: string) => Effect.Effect<ReadonlyArray<AgentUpdate>, unknown> }, n: number) =>
+  Effect.gen(function*() {
+    for (let i = 1; i <= n; i++) {
+      h.server.enqueue({ blocks: [{ type: "text", text: answerOf(i) }] })
+      const updates = yield* h.prompt(`Question ${i}. ${words(`q${i}`, 700)}`)
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+    }
+  })
+
+const SUMMARY = "The user asked six long questions; each was answered in full."
+
+describe.each(APIS)("over the %s wire, a provider refusing the request as too large", (api) => {
+  it.scopedLive("compacts and retries once, logged as the step's next attempt", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor(api)
+      yield* history(h, 6)
+      expect(of(yield* h.events(), "context/compaction")).toEqual([])
+      h.server.enqueue(
+        { status: 400, kind: "context-overflow" },
+        { blocks: [{ type: "text", text: SUMMARY }] },
+        { blocks: [{ type: "text", text: "Answer after compaction." }] },
+      )
+      const updates = yield* h.prompt("One more.")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      expect(textOf(updates)).toBe("Answer after compaction.")
+      expect(updates.filter((u) => u.type === "retry")).toMatchObject([
+        { attempt: 2, delayMs: 0, failure: { code: "CONTEXT_WINDOW_EXCEEDED" } },
+      ])
+      const events = yield* h.events()
+      const turn = events.slice(events.findLastIndex((e) => e.type === "turn/start"))
+      expect(turn.filter((e) => e.type !== "assistant/chunk").map((e) =>
+        e.type === "request/start" ? `request ${e.data.attempt}${e.data.purpose ? ` ${e.data.purpose}` : ""}` : e.type
+      )).toEqual([
+        "turn/start",
+        "user/message",
+        "request 1",
+        "request 1 compaction",
+        "assistant/message",
+        "context/compaction",
+        "request 2",
+        "assistant/message",
+        "turn/end",
+      ])
+      const [compaction] = of(events, "context/compaction")
+      expect(compaction!.data.summary).toBe(SUMMARY)
+      const last = JSON.stringify(h.server.requests().at(-1)!.body)
+      expect(last).toContain(SUMMARY)
+      expect(last).not.toContain("Question 1.")
+      expect(last).toContain("One more.")
+    }))
+})
+
+describe("a compaction that fails", () => {
+  it.scopedLive("ends the turn with a sentence, writes no compaction, and the next turn compacts and answers", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("anthropic-messages")
+      yield* history(h, 6)
+      h.server.enqueue({ status: 400, kind: "context-overflow" }, { status: 400, message: "the summary request was refused" })
+      const failed = yield* h.prompt("One more.")
+      expect(failed.at(-1)).toMatchObject({
+        type: "turn-end",
+        reason: "error",
+        failure: { code: "COMPACTION_FAILED" },
+      })
+      const message = (failed.at(-1) as { failure: { message: string } }).failure.message
+      expect(message).toContain("16384-token context window")
+      expect(message).toContain("the summary request was refused")
+      expect(message).toContain("the session is unchanged")
+      expect(failed.some((u) => u.type === "text-delta")).toBe(false)
+      expect(of(yield* h.events(), "context/compaction")).toEqual([])
+
+      h.server.enqueue(
+        { status: 400, kind: "context-overflow" },
+        { blocks: [{ type: "text", text: SUMMARY }] },
+        { blocks: [{ type: "text", text: "Answered." }] },
+      )
+      const updates = yield* h.prompt("Again.")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const last = JSON.stringify(h.server.requests().at(-1)!.body)
+      expect(last).toContain(SUMMARY)
+      // The failed summary request is not conversation.
+      expect(last).not.toContain("the summary request was refused")
+    }))
+
+  it.scopedLive("cut short before its event is durable (the process dies): the session continues as if it had not started", () =>
+    Effect.gen(function*() {
+      let dying = false
+      const server = yield* Loopback.make
+      const h = yield* setup([], {
+        llm: smallLayer(server),
+        config: { model: modelOf("openai-completions") },
+        failAppend: (events) => dying && events.some((e) => e.type === "context/compaction"),
+      })
+      const s = { ...h, server }
+      yield* history(s, 6)
+      dying = true
+      server.enqueue({ status: 400, kind: "context-overflow" }, { blocks: [{ type: "text", text: "A summary never recorded." }] })
+      const died = yield* Effect.either(s.prompt("One more."))
+      expect(died._tag).toBe("Left")
+      dying = false
+      const afterCrash = yield* h.events()
+      expect(of(afterCrash, "context/compaction")).toEqual([])
+      expect(of(afterCrash, "request/start").at(-1)!.data.purpose).toBe("compaction")
+
+      server.enqueue({ blocks: [{ type: "text", text: "Answered without compacting." }] })
+      const updates = yield* s.prompt("Again.")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const last = JSON.stringify(server.requests().at(-1)!.body)
+      expect(last).not.toContain("A summary never recorded.")
+      expect(last).not.toContain("was compacted")
+      expect(last).toContain("Question 1.")
+      expect(last).toContain("Again.")
+    }))
+})
