@@ -225,3 +225,21 @@ describe("a compaction that fails", () => {
       expect(last).toContain("Again.")
     }))
 })
+
+describe("a prompt larger than the whole window", () => {
+  it.scopedLive("is refused before it is logged or sent, with its size and the window; the session goes on", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("openai-responses")
+      yield* history(h, 1)
+      const before = yield* h.events()
+      const updates = yield* h.prompt(words("huge", 17_000))
+      expect(updates).toHaveLength(1)
+      expect(updates[0]).toMatchObject({ type: "turn-end", reason: "error", failure: { code: "PROMPT_TOO_LARGE" } })
+      const message = (updates[0] as { failure: { message: string } }).failure.message
+      expect(message).toMatch(/^the prompt is about 170\d\d tokens and lb-openai-responses\/loop-1's context window is 16384 tokens \([1-9]\d* of them taken by the system prompt and tools, 1024 kept for the answer\): it cannot fit even in an empty context, so it was neither sent nor logged$/)
+      expect(yield* h.events()).toEqual(before)
+      expect(h.server.requests()).toHaveLength(1)
+      h.server.enqueue({ blocks: [{ type: "text", text: "Still here." }] })
+      expect((yield* h.prompt("A small one.")).at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+    }))
+})
