@@ -5,7 +5,7 @@ import { Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { hoist } from "../src/GlobalArgs.js"
 import * as ModelChoice from "../src/ModelChoice.js"
-import { resolveSettings, type Settings } from "../src/Settings.js"
+import { decodeConfig, resolveSettings, type Settings } from "../src/Settings.js"
 
 describe("GlobalArgs.hoist", () => {
   it("moves global options (both spellings) before the command, and leaves everything after -- alone", () => {
@@ -90,5 +90,27 @@ describe("ModelChoice.choose", () => {
     expect(Either.isLeft(result) && result.left.message).toBe(
       '--model "gpt" is not a model route: expected "<provider>/<model>", e.g. "anthropic/claude-sonnet-4-5"',
     )
+  })
+})
+
+describe("the compaction setting", () => {
+  const decode = (compaction: unknown) => decodeConfig("/etc/turnlog.json", JSON.stringify({ compaction }))
+
+  it("takes each field given and leaves the rest to the model's defaults", () => {
+    expect(decode({ enabled: false, reserveTokens: 2000, keepRecentTokens: 8000 })).toEqual(
+      Either.right({ compaction: { enabled: false, reserveTokens: 2000, keepRecentTokens: 8000 } }),
+    )
+  })
+
+  it("refuses a bad field with a sentence naming it and the file", () => {
+    expect(Either.flip(decode({ reserveTokens: -1 })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      "config file /etc/turnlog.json: compaction.reserveTokens must be a whole number of tokens above 0, got -1",
+    ))
+    expect(Either.flip(decode({ keepRecent: 10 })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      "config file /etc/turnlog.json: compaction.keepRecent is not a setting: the settings are enabled, reserveTokens, keepRecentTokens, toolResultShare",
+    ))
+    expect(Either.flip(decode({ enabled: "yes" })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      'config file /etc/turnlog.json: compaction.enabled must be true or false, got "yes"',
+    ))
   })
 })
