@@ -11,10 +11,11 @@
  * in the log.
  */
 import * as path from "node:path"
-import { Context, Data, Deferred, Effect, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
+import { Context, Data, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
 import type { ContentBlock, Failure, SessionId, SessionLog, Usage } from "@turnlog/protocol"
 import { SessionStore, type StoreError } from "@turnlog/store"
+import * as Compact from "./internal/Compact.js"
 import * as Journal from "./internal/Journal.js"
 import * as Turn from "./internal/Turn.js"
 import type { TurnConfig } from "./internal/TurnContext.js"
@@ -66,6 +67,12 @@ export class InvalidModel extends Data.TaggedError("InvalidModel")<{ readonly mo
   }
 }
 
+/** A compaction asked for that could not be made; `message` says why in one sentence. */
+export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ readonly message: string }> {}
+
+/** What an asked-for compaction did: the request estimates before and after, or nothing to summarise. */
+export type Compacted = Compact.Compacted
+
 export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel
 
 export interface Service {
@@ -75,6 +82,12 @@ export interface Service {
   readonly load: (id: SessionId, options?: { readonly model?: string }) => Effect.Effect<SessionStore.LoadedSession, AgentError>
   /** Runs one turn. The stream ends after its `turn-end` update. */
   readonly prompt: (id: SessionId, content: string | ReadonlyArray<ContentBlock>) => Stream.Stream<AgentUpdate, AgentError>
+  /**
+   * Compacts the session now, whatever its estimate (the command line's
+   * `compact`, ACP's `/compact`): the summary request and `context/compaction`
+   * are written between turns. Refused while a turn runs.
+   */
+  readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
 }
@@ -280,6 +293,32 @@ export const make = (config: Config) =>
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
 
+    const compact: Service["compact"] = (id) =>
+      Effect.flatMap(begin(id), ({ session, turn }) =>
+        Effect.gen(function*() {
+          const deps = {
+            adapter,
+            tools,
+            permissions,
+            journal: session.journal,
+            writer: Journal.writer(store, session.journal),
+            config: settings,
+            emit: () => Effect.void,
+            cancel: turn.cancel,
+          }
+          const { provider, model } = session.journal.route
+          const budget = Compact.budget(deps)
+          if (Either.isLeft(budget)) return yield* new CompactionFailed({ message: budget.left.message })
+          if (budget.right === undefined) {
+            return yield* new CompactionFailed({
+              message: `${provider}/${model} declares no context window, so its sessions are not compacted`,
+            })
+          }
+          const done = yield* Compact.run(deps, budget.right, 0)
+          if (Either.isLeft(done)) return yield* new CompactionFailed({ message: done.left.message })
+          return done.right
+        }).pipe(Effect.ensuring(finished(id, turn))))
+
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const turn = Option.flatMap(HashMap.get(t.sessions, id), (session) => session.turn)
@@ -287,7 +326,7 @@ export const make = (config: Config) =>
         return Deferred.succeed(turn.value.cancel, undefined).pipe(Effect.zipRight(Deferred.await(turn.value.done)))
       })
 
-    return { createSession, load, prompt, cancel } satisfies Service
+    return { createSession, load, prompt, compact, cancel } satisfies Service
   })
 
 export const layer = (config: Config): Layer.Layer<

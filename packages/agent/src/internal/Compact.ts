@@ -69,7 +69,8 @@ const summaryOf = (result: Assembler.Assembled): Either.Either<string, string> =
 /** What a compaction did: the estimates before and after, or nothing to cut. */
 export type Compacted =
   | { readonly _tag: "compacted"; readonly tokensBefore: number; readonly tokensAfter: number }
-  | { readonly _tag: "nothing-to-cut" }
+  /** The history is all within `keepRecentTokens` (or has no allowed cut): `tokens` is its estimate. */
+  | { readonly _tag: "nothing-to-cut"; readonly tokens: number }
 
 /**
  * Summarises the history before the cut and writes `context/compaction`
@@ -86,7 +87,7 @@ export const run = (
     const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
     const before = estimate(events, b)
     const cut = Compaction.selectCut(events, b.settings.keepRecentTokens, b.limitChars)
-    if (cut === undefined) return Either.right({ _tag: "nothing-to-cut" } as const)
+    if (cut === undefined) return Either.right({ _tag: "nothing-to-cut", tokens: before.tokens } as const)
     const { contextWindow, maxTokens } = b.info
     const parts = Compaction.summaryParts(cut, contextWindow, b.settings.reserveTokens)
     let summary = cut.previousSummary
