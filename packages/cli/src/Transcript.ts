@@ -88,6 +88,8 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
         open = true
         break
       case "user/message":
+        // A turn is compacted when its prompt is before the kept history (the seq a compaction keeps from is a message's).
+        if (open && starts.length === turns.length + 1 && items.every((i) => i.role !== "user")) starts[turns.length] = event.seq
         items.push({ role: "user", text: textOf(event.data.message.content, "text") })
         break
       case "request/start":
