@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import { PiAiAdapter } from "@turnlog/llm-pi-ai"
-import type { SessionLog } from "@turnlog/protocol"
+import { SessionLog } from "@turnlog/protocol"
 import { Jsonl } from "@turnlog/store"
 import { Loopback } from "@turnlog/testkit"
 import type { AgentUpdate } from "../src/AgentLoop.js"
@@ -241,5 +241,57 @@ describe("a prompt larger than the whole window", () => {
       expect(h.server.requests()).toHaveLength(1)
       h.server.enqueue({ blocks: [{ type: "text", text: "Still here." }] })
       expect((yield* h.prompt("A small one.")).at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+    }))
+})
+
+describe("a session written before compaction existed", () => {
+  it.scopedLive("continues unchanged: the whole history is sent and nothing is compacted", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("google-generative-ai")
+      const id = yield* h.store.create({ cwd: h.cwd })
+      const message = (role: "user" | "assistant", mid: string, text: string) => ({
+        id: mid as never,
+        role,
+        content: [{ type: "text" as const, text }],
+        source: role === "user" ? { kind: "user" as const } : { kind: "model" as const, provider: providerOf("google-generative-ai"), model: MODEL_ID },
+      })
+      yield* h.store.append(id, SessionLog.stamp(1, [
+        { type: "turn/start", data: {} },
+        { type: "user/message", data: { message: message("user", "m_u1", "an old question") } },
+        { type: "request/start", data: { provider: providerOf("google-generative-ai"), model: MODEL_ID } },
+        { type: "assistant/message", data: { message: message("assistant", "m_a1", "an old answer"), finish: { kind: "stop" } } },
+        { type: "turn/end", data: { reason: "completed" } },
+      ]))
+      yield* h.store.flush(id)
+      yield* h.store.release(id)
+      h.server.enqueue({ blocks: [{ type: "text", text: "A new answer." }] })
+      expect((yield* h.prompt("a new question", id)).at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const sent = JSON.stringify(h.server.requests()[0]!.body)
+      expect(sent.indexOf("an old question")).toBeLessThan(sent.indexOf("an old answer"))
+      expect(sent.indexOf("an old answer")).toBeLessThan(sent.indexOf("a new question"))
+      expect(sent).not.toContain("compacted")
+      const events = yield* h.events(id)
+      expect(events.map((e) => e.type).filter((t) => t !== "assistant/chunk")).toEqual([
+        "turn/start", "user/message", "request/start", "assistant/message", "turn/end",
+        "turn/start", "user/message", "request/start", "assistant/message", "turn/end",
+      ])
+    }))
+})
+
+describe("compaction settings that do not suit the model", () => {
+  it.scopedLive("end the turn before any request with a sentence naming the field and the window", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make
+      const h = yield* setup([], { llm: smallLayer(server), config: { model: modelOf("anthropic-messages"), compaction: { reserveTokens: 9000 } } })
+      const updates = yield* h.prompt("hello")
+      expect(updates.at(-1)).toEqual({
+        type: "turn-end",
+        reason: "error",
+        failure: {
+          code: "INVALID_SETTINGS",
+          message: "compaction.reserveTokens is 9000, more than half of the model's 16384-token context window: use at most 8192",
+        },
+      })
+      expect(server.requests()).toEqual([])
     }))
 })
