@@ -3,6 +3,8 @@
 // before requests and after a provider's overflow refusal, a fresh process
 // continuing, a failed summary leaving the session as it was, and the
 // reactive repair of replay state a provider refuses.
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ReplayDiagnostics } from "@turnlog/llm"
@@ -293,5 +295,33 @@ describe("compaction settings that do not suit the model", () => {
         },
       })
       expect(server.requests()).toEqual([])
+    }))
+})
+
+describe("a tool result larger than its share of the window", () => {
+  it.scopedLive("is sent cut (head and tail, the cut stated) while the log keeps it whole", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("openai-completions")
+      const big = `HEAD ${"0123456789".repeat(4_000)} TAIL`
+      fs.writeFileSync(path.join(h.cwd, "big.txt"), big)
+      h.server.enqueue(
+        {
+          blocks: [{ type: "tool-call", id: "call_big", name: "read_file", arguments: '{"path":"big.txt"}' }],
+          finish: "tool-calls",
+        },
+        { blocks: [{ type: "text", text: "Read it." }] },
+      )
+      const updates = yield* h.prompt("read big.txt")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      const results = of(yield* h.events(), "tool/result")
+      const stored = results[0]!.data.message.content[0] as { content: string }
+      expect(stored.content).toContain(big)
+      const sent = JSON.stringify(h.server.requests()[1]!.body)
+      expect(sent).toContain("HEAD 0123")
+      expect(sent).toContain("6789 TAIL")
+      expect(sent).toMatch(/characters were cut here to fit the context window; the start and the end are kept/)
+      // The limit is a quarter of the window, four characters a token: 16,384 characters and the notice.
+      expect(sent.length).toBeLessThan(big.length)
+      expectAllFitted(h.server)
     }))
 })
