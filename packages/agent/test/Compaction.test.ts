@@ -166,6 +166,27 @@ describe.each(APIS)("over the %s wire, a provider refusing the request as too la
 })
 
 describe("a compaction that fails", () => {
+  it.scopedLive("a request still refused as too large after compacting ends the turn saying so, without a loop", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("openai-responses")
+      yield* history(h, 6)
+      h.server.enqueue(
+        { status: 400, kind: "context-overflow" },
+        { blocks: [{ type: "text", text: SUMMARY }] },
+        { status: 400, kind: "context-overflow" },
+        { blocks: [{ type: "text", text: "Never played." }] },
+      )
+      const updates = yield* h.prompt("One more.")
+      expect(updates.at(-1)).toMatchObject({
+        type: "turn-end",
+        reason: "error",
+        failure: { code: "CONTEXT_WINDOW_EXCEEDED", message: expect.stringMatching(/ \(still too large after compacting\)$/) },
+      })
+      expect(updates.filter((u) => u.type === "retry")).toHaveLength(1)
+      expect(h.server.pending()).toBe(1)
+      expect(of(yield* h.events(), "context/compaction")).toHaveLength(1)
+    }))
+
   it.scopedLive("ends the turn with a sentence, writes no compaction, and the next turn compacts and answers", () =>
     Effect.gen(function*() {
       const h = yield* setupFor("anthropic-messages")

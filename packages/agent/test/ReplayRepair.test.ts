@@ -78,7 +78,14 @@ describe("a second refusal after the repair", () => {
       h.server.refuseReplay({ next: 2 })
       h.server.enqueue({ blocks: [{ type: "text", text: "Never played." }] })
       const updates = yield* h.prompt("Third.")
-      expect(updates.at(-1)).toMatchObject({ type: "turn-end", reason: "error", failure: { code: "REPLAY_REJECTED" } })
+      expect(updates.at(-1)).toMatchObject({
+        type: "turn-end",
+        reason: "error",
+        failure: {
+          code: "REPLAY_REJECTED",
+          message: expect.stringMatching(/Invalid `signature` in `thinking` block.* \(refused again after the refused replay state was set aside\)$/),
+        },
+      })
       expect(updates.filter((u) => u.type === "retry")).toHaveLength(1)
       expect(h.server.requests().map((r) => r.refused)).toEqual([undefined, undefined, "replay", "replay"])
       expect(degrades(yield* h.events())).toHaveLength(1)

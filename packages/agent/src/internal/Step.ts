@@ -107,10 +107,11 @@ const endInterrupted = (deps: Deps, state: Assembler.State) =>
 
 /**
  * What a failed attempt leads to: another attempt (after the retry schedule's
- * wait, unless the user cancels during it), a recovery (`recover`: the next
+ * wait, unless the user cancels during it), a recovery (`compact`: the next
  * attempt compacts first; `repaired`: the refused replay state is set aside by
  * a flushed `replay/degrade`), or the end of the turn with the failure. A
- * recovery is tried once a step and only when nothing was shown. The failed
+ * recovery is tried once a step and only when nothing was shown; a failure
+ * after it says the recovery did not help. The failed
  * attempt's chunks stay logged; no message is made of them.
  */
 const afterFailure = (
@@ -120,7 +121,7 @@ const afterFailure = (
   result: Assembler.Assembled,
   streamed: Attempt.Streamed,
   sent: LlmAdapter.LlmRequest,
-  recovered: boolean,
+  recovered: Recovery | undefined,
   attemptNumber: number,
 ): Effect.Effect<"retry" | "compact" | "repaired" | Outcome, StoreError.StoreError> =>
   Effect.gen(function*() {
@@ -130,7 +131,7 @@ const afterFailure = (
       if (Option.isSome(waited.value)) return "retry" as const
       // The retries are spent: the failure ends the turn.
     }
-    if (!recovered && !streamed.sawContent && !(yield* TurnContext.isCancelled(deps))) {
+    if (recovered === undefined && !streamed.sawContent && !(yield* TurnContext.isCancelled(deps))) {
       const retry = deps.emit({ type: "retry", attempt: attemptNumber + 1, delayMs: 0, failure })
       const budget = Compact.budget(deps)
       const compacts = Either.isRight(budget) && budget.right !== undefined && budget.right.settings.enabled
@@ -150,8 +151,22 @@ const afterFailure = (
       }
     }
     if (result.usage !== undefined) yield* deps.emit({ type: "usage", usage: result.usage })
-    return yield* end(deps, "error", failure)
+    return yield* end(deps, "error", afterRecovery(failure, recovered))
   })
+
+/** The recovery a step made: at most one, so a refusal never loops. */
+type Recovery = "compact" | "repaired"
+
+/** A failure that came back after the recovery meant for it, saying so. */
+const afterRecovery = (failure: Failure, recovered: Recovery | undefined): Failure => {
+  if (recovered === "repaired" && failure.code === FailureCode.REPLAY_REJECTED) {
+    return { ...failure, message: `${failure.message} (refused again after the refused replay state was set aside)` }
+  }
+  if (recovered === "compact" && failure.code === FailureCode.CONTEXT_WINDOW_EXCEEDED) {
+    return { ...failure, message: `${failure.message} (still too large after compacting)` }
+  }
+  return failure
+}
 
 /** Logs the answer and reads what it asks for. */
 const conclude = (deps: Deps, result: Assembler.Assembled): Effect.Effect<Outcome, StoreError.StoreError> =>
@@ -166,8 +181,8 @@ const conclude = (deps: Deps, result: Assembler.Assembled): Effect.Effect<Outcom
   })
 
 /**
- * Step `step`, from its attempt `attempt` on. `recovered`: this step already
- * compacted or repaired after a refusal (once a step, never a loop); `force`:
+ * Step `step`, from its attempt `attempt` on. `recovered`: how this step
+ * already recovered from a refusal (once a step, never a loop); `force`:
  * compact before this attempt's request.
  */
 const attempt = (
@@ -175,7 +190,7 @@ const attempt = (
   retries: Retries,
   step: number,
   attemptNumber: number,
-  recovered: boolean,
+  recovered: Recovery | undefined,
   force: boolean,
 ): Effect.Effect<Outcome, StoreError.StoreError> =>
   Effect.gen(function*() {
@@ -199,9 +214,9 @@ const attempt = (
         case "retry":
           return yield* attempt(deps, retries, step, attemptNumber + 1, recovered, false)
         case "compact":
-          return yield* attempt(deps, retries, step, attemptNumber + 1, true, true)
+          return yield* attempt(deps, retries, step, attemptNumber + 1, "compact", true)
         case "repaired":
-          return yield* attempt(deps, retries, step, attemptNumber + 1, true, false)
+          return yield* attempt(deps, retries, step, attemptNumber + 1, "repaired", false)
         default:
           return next
       }
@@ -221,5 +236,5 @@ export const run = (deps: Deps, step: number): Effect.Effect<Outcome, StoreError
       ),
     )
     const retries = yield* Schedule.driver(schedule)
-    return yield* attempt(deps, retries, step, 1, false, false)
+    return yield* attempt(deps, retries, step, 1, undefined, false)
   })
