@@ -353,6 +353,15 @@ export const make = (options: Options) =>
             await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
             return { stopReason: "end_turn" }
           }
+          if (options.doctor !== undefined && Commands.isCompact(content.right)) {
+            const text = await run(loop.compact(SessionId.make(id)).pipe(
+              Effect.map(Commands.compacted),
+              Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
+              Effect.mapError(Errors.fromAgentError),
+            ))
+            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
+            return { stopReason: "end_turn" }
+          }
           await advertiseNow(client, id)
           for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
           // A request cancelled by the client (or a closed connection) cancels the turn,

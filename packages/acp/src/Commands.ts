@@ -1,7 +1,8 @@
 /**
  * The slash commands the agent offers an editor (`available_commands_update`)
  * and how a prompt is recognised as one. A command is answered by the agent
- * itself: it is not a turn and is not written to the session's log.
+ * itself: it is not a turn. `/doctor` writes nothing; `/compact` writes the
+ * compaction (its summary request and `context/compaction`) between turns.
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import type { TextBlock } from "@turnlog/protocol"
@@ -13,9 +14,28 @@ export const available: acp.SessionUpdate = {
       name: "doctor",
       description: "Check this session's log: whether each stored reply replays natively or degrades, and why",
     },
+    {
+      name: "compact",
+      description: "Summarise this session's older history now, so later requests start from the summary",
+    },
   ],
 }
 
 /** A prompt that is exactly `/doctor`. */
 export const isDoctor = (content: ReadonlyArray<TextBlock>): boolean =>
   content.length === 1 && content[0]!.text.trim() === "/doctor"
+
+/** A prompt that is exactly `/compact`. */
+export const isCompact = (content: ReadonlyArray<TextBlock>): boolean =>
+  content.length === 1 && content[0]!.text.trim() === "/compact"
+
+/** What `/compact` answers: what was done, or why nothing was. */
+export const compacted = (
+  result: { readonly _tag: "compacted"; readonly tokensBefore: number; readonly tokensAfter: number } | {
+    readonly _tag: "nothing-to-cut"
+    readonly tokens: number
+  },
+): string =>
+  result._tag === "compacted"
+    ? `Compacted: the next request is about ${result.tokensAfter} tokens (about ${result.tokensBefore} before). The older history stays in the log.`
+    : `Nothing to compact: the next request is about ${result.tokens} tokens, all recent history.`

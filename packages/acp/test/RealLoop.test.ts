@@ -142,3 +142,40 @@ describe("over the real loop", () => {
     ])
   })
 })
+
+describe("/compact over the real loop", () => {
+  it("is offered with /doctor, summarises the older history with the session's model and answers with the estimates", async () => {
+    const long = (label: string) => Array.from({ length: 2_000 }, (_, i) => `${label}${i}`).join(" ")
+    const h = start([
+      { chunks: [...text(0, "First answer."), finish("stop")] },
+      { chunks: [...text(0, "Second answer."), finish("stop")] },
+      { chunks: [...text(0, "Third answer."), finish("stop")] },
+      { chunks: [...text(0, "The user sent three long texts."), finish("stop")] },
+    ], { modelInfo: { contextWindow: 16_384, maxTokens: 4096 }, doctor: () => "report" })
+    const [answer, updates, id] = await client(h.connect().client, async (ctx, updates) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [] })
+      for (const n of [1, 2, 3]) {
+        await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: long(`t${n}x`) }] })
+      }
+      updates.length = 0
+      const answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/compact" }] })
+      return [answer, [...updates], sessionId] as const
+    })
+    expect(answer).toEqual({ stopReason: "end_turn" })
+    const log = await h.log(id)
+    const compactions = log.events.filter((e) => e.type === "context/compaction")
+    expect(compactions).toHaveLength(1)
+    const data = compactions[0]!.data as { summary: string; tokensBefore: number; tokensAfter: number }
+    expect(data.summary).toBe("The user sent three long texts.")
+    expect(updates).toEqual([{
+      sessionUpdate: "agent_message_chunk",
+      content: {
+        type: "text",
+        text: `Compacted: the next request is about ${data.tokensAfter} tokens (about ${data.tokensBefore} before). The older history stays in the log.`,
+      },
+    }])
+    expect(data.tokensAfter).toBeLessThan(data.tokensBefore)
+    // No turn was written for the command: three turns, then the compaction between turns.
+    expect(log.events.filter((e) => e.type === "turn/start")).toHaveLength(3)
+  })
+})

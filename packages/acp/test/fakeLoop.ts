@@ -38,6 +38,7 @@ export const make = (
         const running = new Map<string, Deferred.Deferred<void>>()
         return AgentLoop.AgentLoop.of({
           createSession: () => Effect.sync(() => SessionId.make(`session-${++created}`)),
+          compact: () => Effect.succeed({ _tag: "nothing-to-cut" as const, tokens: 0 }),
           load: (id) => {
             const found = stored.get(id)
             return found === undefined ? Effect.fail(new SessionNotFound({ sessionId: id })) : Effect.succeed(found)

@@ -18,10 +18,11 @@ import { makeWire } from "./wire.js"
 /** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
 export type Call = { readonly chunks: ReadonlyArray<StreamChunk>; readonly hang?: boolean }
 
-const scripted = (calls: ReadonlyArray<Call>) =>
+const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
   Layer.effect(
     LlmAdapter.LlmAdapter,
     Effect.map(Ref.make(0), (n) => ({
+      ...(modelInfo === undefined ? {} : { modelInfo: () => modelInfo }),
       stream: () =>
         Stream.unwrap(Effect.map(Ref.getAndUpdate(n, (i) => i + 1), (i) => {
           const call = calls[i]
@@ -53,12 +54,20 @@ export const cleanup = async (): Promise<void> => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-/** `mcp`: the server starts the MCP servers sessions name (without it they are only noted). */
-export const start = (calls: ReadonlyArray<Call>, options: { readonly mcp?: boolean } = {}) => {
+export interface StartOptions {
+  /** The model's facts (absent: none, so nothing is compacted). */
+  readonly modelInfo?: LlmAdapter.ModelInfo
+  /** Offers the slash commands, with this as `/doctor`'s report. */
+  readonly doctor?: (session: SessionStore.LoadedSession) => string
+  /** The server starts the MCP servers sessions name (without it they are only noted). */
+  readonly mcp?: boolean
+}
+
+export const start = (calls: ReadonlyArray<Call>, options: StartOptions = {}) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-")))
   dirs.push(cwd)
   const layer = AgentLoop.layer({ model: "scripted/test" }).pipe(
-    Layer.provide(Layer.mergeAll(scripted(calls), PermissionBridge.layerPermissions)),
+    Layer.provide(Layer.mergeAll(scripted(calls, options.modelInfo), PermissionBridge.layerPermissions)),
     Layer.provideMerge(CallIds.layerTools.pipe(Layer.provide(Builtins.layer()))),
     Layer.provideMerge(Memory.layerMemory),
     Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
@@ -70,7 +79,11 @@ export const start = (calls: ReadonlyArray<Call>, options: { readonly mcp?: bool
   const connect = () => {
     const wire = makeWire()
     void runtime.runPromise(
-      Effect.flatMap(AcpServer.make({ version: "0.0.0", log: () => undefined }), (s) => s.serve(wire.agent)),
+      Effect.flatMap(AcpServer.make({
+        version: "0.0.0",
+        log: () => undefined,
+        ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
+      }), (s) => s.serve(wire.agent)),
     )
     return wire
   }

@@ -11,10 +11,11 @@
  * in the log.
  */
 import * as path from "node:path"
-import { Context, Data, Deferred, Effect, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
+import { Context, Data, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
 import type { ContentBlock, Failure, SessionId, SessionLog, Usage } from "@turnlog/protocol"
 import { SessionStore, type StoreError } from "@turnlog/store"
+import * as Compact from "./internal/Compact.js"
 import * as Journal from "./internal/Journal.js"
 import * as Turn from "./internal/Turn.js"
 import type { TurnConfig } from "./internal/TurnContext.js"
@@ -66,6 +67,12 @@ export class InvalidModel extends Data.TaggedError("InvalidModel")<{ readonly mo
   }
 }
 
+/** A compaction asked for that could not be made; `message` says why in one sentence. */
+export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ readonly message: string }> {}
+
+/** What an asked-for compaction did: the request estimates before and after, or nothing to summarise. */
+export type Compacted = Compact.Compacted
+
 export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel
 
 export interface Service {
@@ -86,6 +93,12 @@ export interface Service {
   ) => Effect.Effect<SessionStore.LoadedSession, AgentError>
   /** Runs one turn. The stream ends after its `turn-end` update. */
   readonly prompt: (id: SessionId, content: string | ReadonlyArray<ContentBlock>) => Stream.Stream<AgentUpdate, AgentError>
+  /**
+   * Compacts the session now, whatever its estimate (the command line's
+   * `compact`, ACP's `/compact`): the summary request and `context/compaction`
+   * are written between turns. Refused while a turn runs.
+   */
+  readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
 }
@@ -103,6 +116,12 @@ export interface Config {
   readonly system?: string
   /** Quiet time after which a provider stream is abandoned as a transient `TIMEOUT` (default 600000). */
   readonly streamIdleTimeoutMs?: number
+  /**
+   * `{ enabled, reserveTokens, keepRecentTokens, toolResultShare }`, each
+   * optional (the defaults scale with the model's window); checked against the
+   * model's window before each request, refused with a sentence naming the field.
+   */
+  readonly compaction?: CompactionSetting
   readonly retry?: {
     /** Retries of a transient failure that produced no content (default 3). */
     readonly maxRetries?: number
@@ -111,6 +130,13 @@ export interface Config {
     /** Cap on the computed backoff; a provider's `retry-after` is honoured as given (default 30000). */
     readonly maxDelayMs?: number
   }
+}
+
+export interface CompactionSetting {
+  readonly enabled?: boolean
+  readonly reserveTokens?: number
+  readonly keepRecentTokens?: number
+  readonly toolResultShare?: number
 }
 
 /** `<provider>/<model>`, split at the first slash (model ids may contain more). */
@@ -134,6 +160,7 @@ const turnConfig = (config: Config): TurnConfig => ({
   },
   ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
   ...(config.system !== undefined ? { system: config.system } : {}),
+  ...(config.compaction !== undefined ? { compaction: config.compaction } : {}),
 })
 
 /** The turn in flight: its cancel signal, and done once it closed itself. */
@@ -292,6 +319,32 @@ export const make = (config: Config) =>
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
 
+    const compact: Service["compact"] = (id) =>
+      Effect.flatMap(begin(id), ({ session, turn }) =>
+        Effect.gen(function*() {
+          const deps = {
+            adapter,
+            tools,
+            permissions,
+            journal: session.journal,
+            writer: Journal.writer(store, session.journal),
+            config: settings,
+            emit: () => Effect.void,
+            cancel: turn.cancel,
+          }
+          const { provider, model } = session.journal.route
+          const budget = Compact.budget(deps)
+          if (Either.isLeft(budget)) return yield* new CompactionFailed({ message: budget.left.message })
+          if (budget.right === undefined) {
+            return yield* new CompactionFailed({
+              message: `${provider}/${model} declares no context window, so its sessions are not compacted`,
+            })
+          }
+          const done = yield* Compact.run(deps, budget.right, 0)
+          if (Either.isLeft(done)) return yield* new CompactionFailed({ message: done.left.message })
+          return done.right
+        }).pipe(Effect.ensuring(finished(id, turn))))
+
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const turn = Option.flatMap(HashMap.get(t.sessions, id), (session) => session.turn)
@@ -299,7 +352,7 @@ export const make = (config: Config) =>
         return Deferred.succeed(turn.value.cancel, undefined).pipe(Effect.zipRight(Deferred.await(turn.value.done)))
       })
 
-    return { createSession, load, prompt, cancel } satisfies Service
+    return { createSession, load, prompt, compact, cancel } satisfies Service
   })
 
 export const layer = (config: Config): Layer.Layer<

@@ -87,13 +87,25 @@ const doctorCommand = Command.make("doctor", { json, id: Args.text({ name: "id" 
     Command.withDescription("what this build makes of stored sessions, without changing them"),
   )
 
+const compactCommand = Command.make("compact", {
+  session: Options.text("session").pipe(
+    Options.withPseudoName("id"),
+    Options.withDescription("compact this session"),
+    Options.optional,
+  ),
+  continue: Options.boolean("continue").pipe(Options.withDescription("compact the latest session in this directory")),
+}, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Compact.js")), (m) => m.compact(s, options)))).pipe(
+  Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
+)
+
 const demoCommand = Command.make("demo", {}, () =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s)))).pipe(
   Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
 )
 
 export const command = root.pipe(
-  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand]),
+  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand]),
 )
 
 export const cli = Command.run(command, { name: "turnlog", version: VERSION })

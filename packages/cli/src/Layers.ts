@@ -159,6 +159,9 @@ export const agentLayer = <R = never>(
     model: options.choice.route,
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(idleSeconds === undefined ? {} : { streamIdleTimeoutMs: idleSeconds * 1000 }),
+    ...(options.settings.config.compaction === undefined
+      ? {}
+      : { compaction: options.settings.config.compaction as AgentLoop.CompactionSetting }),
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
     Layer.provide(Layer.mergeAll(

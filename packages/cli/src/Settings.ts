@@ -12,6 +12,7 @@ import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { ServerConfig } from "@turnlog/mcp"
+import { Compaction } from "@turnlog/history"
 import { UsageError } from "./CliError.js"
 import { clip, clipQuoted } from "./Clip.js"
 import * as RegularFile from "./RegularFile.js"
@@ -71,6 +72,12 @@ export const ConfigFile = Schema.Struct({
   store: Schema.optionalWith(Store, { exact: true }),
   /** The PostgreSQL store's database, `postgres://…` (TURNLOG_DATABASE_URL wins). */
   database: Schema.optionalWith(Schema.Struct({ url: Schema.String }), { exact: true }),
+  /**
+   * `{ enabled, reserveTokens, keepRecentTokens, toolResultShare }`: checked
+   * here field by field (`Compaction.settingsFor`), and against each model's
+   * context window before its requests.
+   */
+  compaction: Schema.optionalWith(Schema.Unknown, { exact: true }),
   /** Credential variables `run_command` still passes to commands (by default it passes none; see `Secrets`). */
   passEnv: Schema.optionalWith(
     Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
@@ -80,6 +87,8 @@ export const ConfigFile = Schema.Struct({
   mcpServers: Schema.optionalWith(ServerConfig.Servers, { exact: true }),
 })
 export type ConfigFile = typeof ConfigFile.Type
+
+const ANY_WINDOW = 2 ** 40
 
 export interface Settings {
   readonly home: string
@@ -138,7 +147,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
-  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers)"
+  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({
@@ -146,6 +155,11 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       })
     ),
     Either.flatMap((config) => {
+      // The fields alone: a window this large holds any setting, the model's own is checked per request.
+      const compaction = Compaction.settingsFor(config.compaction, ANY_WINDOW)
+      if (Either.isLeft(compaction)) {
+        return Either.left(new UsageError({ message: `config file ${file}: ${clipQuoted(compaction.left.message)}` }))
+      }
       const urls = badBaseUrls(config.providers)
       return urls.length === 0
         ? Either.right(config)

@@ -21,9 +21,21 @@ export type Item =
   }
   | { readonly role: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
   | { readonly role: "tool-result"; readonly callId: string; readonly content: string; readonly isError: boolean }
+  /** A `context/compaction`: the history before `firstKeptSeq` summarised; `between`: written between turns (`turnlog compact`). */
+  | {
+    readonly role: "compaction"
+    readonly summary: string
+    readonly firstKeptSeq: number
+    readonly tokensBefore: number
+    readonly tokensAfter: number
+    readonly route: string
+    readonly between?: true
+  }
 
 export interface Turn {
   readonly items: ReadonlyArray<Item>
+  /** Before the latest compaction's kept history: the model sees this turn only through a summary. */
+  readonly compacted?: true
   /** Absent while the turn is open (the process stopped mid-turn and the session was not reopened). */
   readonly end?: {
     readonly reason: SessionLog.TurnEndReason
@@ -38,6 +50,8 @@ export interface Transcript {
   readonly cwd: string
   readonly createdAt: string
   readonly turns: ReadonlyArray<Turn>
+  /** Compactions written after the last turn (`turnlog compact`). */
+  readonly trailing?: ReadonlyArray<Item>
   readonly tornTail?: { readonly bytes: number; readonly line: number }
   /** The live process writing the session, when its last turn is in flight there. */
   readonly writer?: number
@@ -53,25 +67,61 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
   // The attempt in progress, folded from its chunks until it becomes a message.
   let attempt: Assembler.State | undefined
   let dropped: Array<string> = []
+  // A summary request's answer is the compaction's summary, shown with it, not as the assistant speaking.
+  let summaryRequest = false
+  // Compactions written between turns, shown at the start of the next one.
+  let between: Array<Item> = []
+  let keptFrom = 0
+  for (const event of session.events) {
+    if (event.type === "context/compaction") keptFrom = event.data.firstKeptSeq
+  }
+  const starts: Array<number> = []
   for (const event of session.events) {
     switch (event.type) {
       case "turn/start":
         if (open) turns.push({ items })
-        items = []
+        starts.push(event.seq)
+        items = between
+        between = []
         dropped = []
         attempt = undefined
         open = true
         break
       case "user/message":
+        // A turn is compacted when its prompt is before the kept history (the seq a compaction keeps from is a message's).
+        if (open && starts.length === turns.length + 1 && items.every((i) => i.role !== "user")) starts[turns.length] = event.seq
         items.push({ role: "user", text: textOf(event.data.message.content, "text") })
         break
       case "request/start":
         attempt = Assembler.initial
+        summaryRequest = event.data.purpose === "compaction"
+        break
+      case "context/compaction": {
+        const item: Item = {
+          role: "compaction",
+          summary: event.data.summary,
+          firstKeptSeq: event.data.firstKeptSeq,
+          tokensBefore: event.data.tokensBefore,
+          tokensAfter: event.data.tokensAfter,
+          route: `${event.data.provider}/${event.data.model}`,
+          ...(open ? {} : { between: true as const }),
+        }
+        if (open) items.push(item)
+        else between.push(item)
+        break
+      }
+      case "replay/degrade":
+      case "permission/rule":
         break
       case "assistant/chunk":
         if (attempt !== undefined) attempt = Assembler.step(attempt, event.data.chunk)
         break
       case "assistant/message": {
+        if (summaryRequest) {
+          summaryRequest = false
+          attempt = undefined
+          break
+        }
         const content = event.data.message.content
         const text = textOf(content, "text")
         const reasoning = textOf(content, "reasoning")
@@ -135,13 +185,15 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
     }
   }
   if (open) turns.push({ items })
+  const marked = turns.map((turn, i) => (starts[i] !== undefined && starts[i]! < keptFrom ? { ...turn, compacted: true as const } : turn))
   const torn = session.recovery.tornTail
   const writer = session.recovery.openTurn?.holder?.pid
   return {
     id: session.header.id,
     cwd: session.header.cwd,
     createdAt: session.header.createdAt,
-    turns,
+    turns: marked,
+    ...(between.length === 0 ? {} : { trailing: between }),
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     ...(writer === undefined ? {} : { writer }),
   }
@@ -193,10 +245,18 @@ export const describeEnd = (end: Turn["end"], writer?: number): string => {
 
 export const render = (transcript: Transcript): string => {
   const out: Array<string> = [`session ${transcript.id}  (${transcript.cwd}, created ${transcript.createdAt})`]
+  const compaction = (item: Extract<Item, { role: "compaction" }>) =>
+    out.push(
+      `compaction${item.between === true ? " (between turns)" : ""}: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,
+      indent(item.summary),
+    )
   transcript.turns.forEach((turn, i) => {
-    out.push("", `── turn ${i + 1}`)
+    out.push("", `── turn ${i + 1}${turn.compacted === true ? " (compacted: the model sees it only through a summary)" : ""}`)
     for (const item of turn.items) {
       switch (item.role) {
+        case "compaction":
+          compaction(item)
+          break
         case "user":
           out.push("user:", indent(item.text))
           break
@@ -217,6 +277,10 @@ export const render = (transcript: Transcript): string => {
     }
     out.push(`turn ${i + 1} ${describeEnd(turn.end, transcript.writer)}`)
   })
+  for (const item of transcript.trailing ?? []) {
+    out.push("")
+    if (item.role === "compaction") compaction(item)
+  }
   if (transcript.tornTail !== undefined) {
     out.push(
       "",

@@ -15,6 +15,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   show: { "--json": false },
   doctor: { "--json": false },
   demo: {},
+  compact: { "--session": true, "--continue": false },
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */

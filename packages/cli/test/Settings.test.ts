@@ -116,7 +116,7 @@ describe("ModelChoice.choose", () => {
 
 describe("the config's mcpServers", () => {
   const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
-  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers)"
+  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
 
   it("take the ACP shape, stdio with defaults and http with headers", () => {
     expect(decodeConfig("/c.json", `{"mcpServers":[{"name":"fs","command":"npx"},{"type":"http","name":"t","url":"https://h/mcp"}]}`))
@@ -138,5 +138,27 @@ describe("the config's mcpServers", () => {
     expect(message(`{"mcpServers":{"fs":{"command":"npx"}}}`)).toBe(
       `config file /c.json: mcpServers: expected a list of servers, e.g. [{ "name": "fs", "command": "npx", "args": ["-y", "some-mcp-server"] }] ${KEYS}`,
     )
+  })
+})
+
+describe("the compaction setting", () => {
+  const decode = (compaction: unknown) => decodeConfig("/etc/turnlog.json", JSON.stringify({ compaction }))
+
+  it("takes each field given and leaves the rest to the model's defaults", () => {
+    expect(decode({ enabled: false, reserveTokens: 2000, keepRecentTokens: 8000 })).toEqual(
+      Either.right({ compaction: { enabled: false, reserveTokens: 2000, keepRecentTokens: 8000 } }),
+    )
+  })
+
+  it("refuses a bad field with a sentence naming it and the file", () => {
+    expect(Either.flip(decode({ reserveTokens: -1 })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      "config file /etc/turnlog.json: compaction.reserveTokens must be a whole number of tokens above 0, got -1",
+    ))
+    expect(Either.flip(decode({ keepRecent: 10 })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      "config file /etc/turnlog.json: compaction.keepRecent is not a setting: the settings are enabled, reserveTokens, keepRecentTokens, toolResultShare",
+    ))
+    expect(Either.flip(decode({ enabled: "yes" })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
+      'config file /etc/turnlog.json: compaction.enabled must be true or false, got "yes"',
+    ))
   })
 })

@@ -88,6 +88,8 @@ describe.concurrent("without a key", () => {
         { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native" },
       ],
       openTurn: false,
+      refused: [],
+      compactions: 0,
     }])
   })
 

@@ -99,6 +99,13 @@ describe("Compaction.estimate", () => {
     expect(Compaction.estimate(log.events, { fixedTokens: 300 })).toEqual({ tokens: 75 + 300, basis: "chars" })
   })
 
+  it("counts characters when a response counted no input (a server that sends no usage reads as zeros)", () => {
+    const log = new Log().turn().say(user("u1", text))
+      .reply(assistant("a1", text), { inputTokens: 0, outputTokens: 0 })
+      .say(user("u2", text))
+    expect(Compaction.estimate(log.events, { fixedTokens: 300 })).toEqual({ tokens: 75 + 300, basis: "chars" })
+  })
+
   it("never anchors on a summary request's usage: after a compaction it starts from tokensAfter", () => {
     const log = new Log().turn().say(user("u1", text))
       .reply(assistant("a1", text), { inputTokens: 90_000, outputTokens: 10 })

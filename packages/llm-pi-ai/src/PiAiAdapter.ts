@@ -153,7 +153,14 @@ export const make = (config: unknown, options: Options = {}) =>
         ),
       )
 
-    return { stream } satisfies Service
+    const modelInfo = (provider: string, model: string) => {
+      const route = router.resolve(provider, model)
+      return Either.isLeft(route)
+        ? undefined
+        : { contextWindow: route.right.model.contextWindow, maxTokens: route.right.model.maxTokens }
+    }
+
+    return { stream, modelInfo } satisfies Service
   })
 
 /** `LlmAdapter` over pi-ai; `config` is `{ providers: { <id>: { api, baseUrl, apiKeyEnv, models } } }`. */

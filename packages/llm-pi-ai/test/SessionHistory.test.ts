@@ -64,4 +64,18 @@ describe("SessionHistory", () => {
     expect(seen).toEqual(["a0", "a1", "a2"])
     expect(diagnostics).toEqual([])
   })
+
+  it("a message sent again without its replay state (a replay/degrade) is sent provider-neutral, not as its earlier native answer", () => {
+    const { codec } = counting()
+    const session = SessionHistory.make(codec)
+    const history = [...step(0), ...step(1)]
+    const first = Effect.runSync(session.reconstruct(history, options))
+    expect(first[0]!.content[0]).toEqual({ type: "text", text: "answer 0", textSignature: "sig0" })
+    // The same ids, the first answer without its state: what History.fromEvents sends after a degrade.
+    const a0 = history[1]!
+    const degraded: Message = { ...a0, source: { kind: "model", provider: "acme", model: "m1" } }
+    const again = Effect.runSync(session.reconstruct([history[0]!, degraded, ...history.slice(2), userMessage("u2", "more")], options))
+    expect(again[0]!.content[0]).toEqual({ type: "text", text: "answer 0" })
+    expect(again[1]!.content[0]).toEqual({ type: "text", text: "answer 1", textSignature: "sig1" })
+  })
 })

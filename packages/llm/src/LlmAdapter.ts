@@ -31,8 +31,21 @@ export interface LlmRequest {
   readonly sessionId?: SessionId
 }
 
+/** What the loop needs to know of a model to keep its requests inside the context window. */
+export interface ModelInfo {
+  /** Tokens a request and its answer may take together. */
+  readonly contextWindow: number
+  /** The model's own output limit. */
+  readonly maxTokens: number
+}
+
 export interface Service {
   readonly stream: (request: LlmRequest) => Stream.Stream<StreamChunk>
+  /**
+   * The model a route names, when the adapter knows it. An adapter without
+   * model facts (a scripted one) leaves it out: the loop then never compacts.
+   */
+  readonly modelInfo?: (provider: string, model: string) => ModelInfo | undefined
 }
 
 export class LlmAdapter extends Context.Tag("@turnlog/llm/LlmAdapter")<LlmAdapter, Service>() {}

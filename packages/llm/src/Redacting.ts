@@ -26,6 +26,8 @@ export const request = (redactor: Redaction.Redactor, value: LlmRequest): LlmReq
 
 export const adapter = (redactor: Redaction.Redactor, inner: Service): Service =>
   Redaction.isEmpty(redactor) ? inner : {
+    // What the model is (its window) carries no secret: passed on as the inner adapter says.
+    ...(inner.modelInfo === undefined ? {} : { modelInfo: inner.modelInfo }),
     stream: (value) =>
       Stream.suspend(() => {
         const chunks = Redaction.chunks(redactor)

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, Ref, Stream } from "effect"
 import type { StreamChunk } from "@turnlog/protocol"
-import { LlmAdapter, type LlmRequest, type Service } from "./LlmAdapter.js"
+import { LlmAdapter, type LlmRequest, type ModelInfo, type Service } from "./LlmAdapter.js"
 
 export interface ScriptedCall {
   readonly chunks: ReadonlyArray<StreamChunk>
@@ -17,7 +17,12 @@ export type ScriptStep = ReadonlyArray<StreamChunk> | ScriptedCall
 
 const normalize = (step: ScriptStep): ScriptedCall => ("chunks" in step ? step : { chunks: step })
 
-export const make = (calls: ReadonlyArray<ScriptStep>) =>
+export interface Options {
+  /** The model facts every route answers with (absent: none, so the loop never compacts). */
+  readonly modelInfo?: ModelInfo
+}
+
+export const make = (calls: ReadonlyArray<ScriptStep>, options: Options = {}) =>
   Effect.gen(function*() {
     const requests = yield* Ref.make<ReadonlyArray<LlmRequest>>([])
     const stream = (request: LlmRequest): Stream.Stream<StreamChunk> =>
@@ -43,8 +48,10 @@ export const make = (calls: ReadonlyArray<ScriptStep>) =>
           }),
         ),
       )
-    return { adapter: { stream } satisfies Service, requests: Ref.get(requests) } as const
+    const info = options.modelInfo
+    const adapter: Service = info === undefined ? { stream } : { stream, modelInfo: () => info }
+    return { adapter, requests: Ref.get(requests) } as const
   })
 
-export const layerScripted = (calls: ReadonlyArray<ScriptStep>) =>
-  Layer.effect(LlmAdapter, Effect.map(make(calls), (s) => s.adapter))
+export const layerScripted = (calls: ReadonlyArray<ScriptStep>, options: Options = {}) =>
+  Layer.effect(LlmAdapter, Effect.map(make(calls, options), (s) => s.adapter))

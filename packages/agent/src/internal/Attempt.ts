@@ -64,10 +64,10 @@ export const stalled = (provider: string, idleTimeoutMs: number): StreamChunk =>
 })
 
 /** Logs a chunk (the raw chunk is the evidence, whatever assembly makes of it), then shows what it shows. */
-const record = (deps: TurnDeps, chunk: StreamChunk): Effect.Effect<void, StoreError.StoreError> =>
+const record = (deps: TurnDeps, chunk: StreamChunk, show: boolean): Effect.Effect<void, StoreError.StoreError> =>
   Effect.zipRight(
     deps.writer.log([Events.assistantChunk(chunk)]),
-    chunk.type === "text-delta" || chunk.type === "reasoning-delta"
+    show && (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
       ? deps.emit({ type: chunk.type, text: chunk.text })
       : Effect.void,
   )
@@ -83,8 +83,15 @@ export const chunks = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Stream.S
   )
 }
 
-/** Streams one attempt to its end and returns what it streamed. */
-export const run = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Effect.Effect<Streamed, StoreError.StoreError> =>
+/**
+ * Streams one attempt to its end and returns what it streamed. `show: false`
+ * logs the chunks without showing them (a compaction's summary is not the answer).
+ */
+export const run = (
+  deps: TurnDeps,
+  request: LlmAdapter.LlmRequest,
+  show: boolean = true,
+): Effect.Effect<Streamed, StoreError.StoreError> =>
   chunks(deps, request).pipe(
-    Stream.runFoldEffect(empty, (streamed, chunk) => Effect.map(record(deps, chunk), () => fold(streamed, chunk))),
+    Stream.runFoldEffect(empty, (streamed, chunk) => Effect.map(record(deps, chunk, show), () => fold(streamed, chunk))),
   )

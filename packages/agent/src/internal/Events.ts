@@ -31,6 +31,22 @@ export const requestStart = (route: Route, step: number, attempt: number): Input
   data: { provider: route.provider, model: route.model, step, attempt },
 })
 
+/** The request of a compaction's summary: logged like any other, marked as not conversation. */
+export const summaryRequestStart = (route: Route, step: number, attempt: number): Input<"request/start"> => ({
+  type: "request/start",
+  data: { provider: route.provider, model: route.model, step, attempt, purpose: "compaction" },
+})
+
+export const compaction = (data: SessionLog.EventOf<"context/compaction">["data"]): Input<"context/compaction"> => ({
+  type: "context/compaction",
+  data,
+})
+
+export const replayDegrade = (data: SessionLog.EventOf<"replay/degrade">["data"]): Input<"replay/degrade"> => ({
+  type: "replay/degrade",
+  data,
+})
+
 /** A raw chunk as the adapter sent it, logged before it is assembled. */
 export const assistantChunk = (chunk: StreamChunk): Input<"assistant/chunk"> => ({
   type: "assistant/chunk",

@@ -10,13 +10,14 @@
  *   (e.g. `REPLAY_REJECTED` → `replay/degrade`, `CONTEXT_WINDOW_EXCEEDED` →
  *   compaction) writes its event and answers `retry` once.
  */
-import { Chunk, Effect, Option, Schedule } from "effect"
+import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
-import { History } from "@turnlog/history"
+import { Compaction, History } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import type { Failure, SessionLog, ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, FailureCode, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as Attempt from "./Attempt.js"
+import * as Compact from "./Compact.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
 import * as Retry from "./Retry.js"
@@ -37,12 +38,18 @@ const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) =>
   Effect.as(TurnContext.end(deps, reason, failure), ENDED)
 
 /** The request as the log stands now: the whole history, the session's tools and settings. */
-const request = (deps: Deps, history: Chunk.Chunk<SessionLog.SessionEvent>): LlmAdapter.LlmRequest => {
+const request = (
+  deps: Deps,
+  history: Chunk.Chunk<SessionLog.SessionEvent>,
+  limitChars: number | undefined,
+): LlmAdapter.LlmRequest => {
   const { config, journal } = deps
+  const messages = History.fromEvents(Chunk.toReadonlyArray(history))
   return {
     provider: journal.route.provider,
     model: journal.route.model,
-    messages: History.fromEvents(Chunk.toReadonlyArray(history)),
+    // Oversized tool results are cut in the request only; the log keeps them whole.
+    messages: limitChars === undefined ? messages : Compaction.cutToolResults(messages, limitChars),
     sessionId: journal.id,
     ...(config.system !== undefined ? { system: config.system } : {}),
     ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
@@ -51,12 +58,44 @@ const request = (deps: Deps, history: Chunk.Chunk<SessionLog.SessionEvent>): Llm
 }
 
 /**
- * Before each provider request: the request is made from the log as it is
- * now. A check that writes first (compaction when the estimate exceeds the
- * context window) goes here, before the history is read.
+ * Before each provider request: the request is estimated against the model's
+ * context window and, when it would not leave the answer its reserve (or the
+ * provider refused it as too large: `force`), the history is compacted first
+ * (`Compact`). The request is then made from the log as it is now. A failed
+ * compaction is the failure the turn ends with.
  */
-const prepare = (deps: Deps): Effect.Effect<LlmAdapter.LlmRequest, StoreError.StoreError> =>
-  Effect.map(Journal.history(deps.journal), (history) => request(deps, history))
+const prepare = (
+  deps: Deps,
+  step: number,
+  force: boolean,
+): Effect.Effect<Either.Either<LlmAdapter.LlmRequest, Failure>, StoreError.StoreError> =>
+  Effect.gen(function*() {
+    const budget = Compact.budget(deps)
+    if (Either.isLeft(budget)) return Either.left(budget.left)
+    const b = budget.right
+    if (b !== undefined && b.settings.enabled) {
+      const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
+      const due = force ||
+        Compaction.decide(Compact.estimate(events, b).tokens, b.info.contextWindow, b.settings).compact
+      if (due) {
+        const compacted = yield* Compact.run(deps, b, step)
+        if (Either.isLeft(compacted)) return Either.left(compacted.left)
+      }
+    }
+    return Either.right(request(deps, yield* Journal.history(deps.journal), b?.limitChars))
+  })
+
+/**
+ * The messages whose replay state a provider refused: the one its error
+ * names, else every message of the request that carried replay state.
+ */
+const refusedMessages = (request: LlmAdapter.LlmRequest, failure: Failure): ReadonlyArray<MessageId> => {
+  const named = failure.messageIndex === undefined ? undefined : request.messages[failure.messageIndex]
+  if (named !== undefined && named.source.kind === "model" && named.source.replayState !== undefined) return [named.id]
+  return request.messages.flatMap((m) =>
+    m.source.kind === "model" && m.source.replayState !== undefined ? [m.id] : []
+  )
+}
 
 /** Keeps the text and reasoning the user saw before the cancel, then closes the turn. */
 const endInterrupted = (deps: Deps, state: Assembler.State) =>
@@ -68,8 +107,12 @@ const endInterrupted = (deps: Deps, state: Assembler.State) =>
 
 /**
  * What a failed attempt leads to: another attempt (after the retry schedule's
- * wait, unless the user cancels during it), or the end of the turn with the
- * failure. The failed attempt's chunks stay logged; no message is made of them.
+ * wait, unless the user cancels during it), a recovery (`compact`: the next
+ * attempt compacts first; `repaired`: the refused replay state is set aside by
+ * a flushed `replay/degrade`), or the end of the turn with the failure. A
+ * recovery is tried once a step and only when nothing was shown; a failure
+ * after it says the recovery did not help. The failed
+ * attempt's chunks stay logged; no message is made of them.
  */
 const afterFailure = (
   deps: Deps,
@@ -77,7 +120,10 @@ const afterFailure = (
   failure: Failure,
   result: Assembler.Assembled,
   streamed: Attempt.Streamed,
-): Effect.Effect<"retry" | Outcome, StoreError.StoreError> =>
+  sent: LlmAdapter.LlmRequest,
+  recovered: Recovery | undefined,
+  attemptNumber: number,
+): Effect.Effect<"retry" | "compact" | "repaired" | Outcome, StoreError.StoreError> =>
   Effect.gen(function*() {
     if (Retry.isRetryable(failure, streamed.sawContent)) {
       const waited = yield* TurnContext.unlessCancelled(deps, Effect.option(retries.next(failure)))
@@ -85,10 +131,42 @@ const afterFailure = (
       if (Option.isSome(waited.value)) return "retry" as const
       // The retries are spent: the failure ends the turn.
     }
-    // A failure code with a recovery goes here: it writes its event and answers "retry", once a step.
+    if (recovered === undefined && !streamed.sawContent && !(yield* TurnContext.isCancelled(deps))) {
+      const retry = deps.emit({ type: "retry", attempt: attemptNumber + 1, delayMs: 0, failure })
+      const budget = Compact.budget(deps)
+      const compacts = Either.isRight(budget) && budget.right !== undefined && budget.right.settings.enabled
+      if (failure.code === FailureCode.CONTEXT_WINDOW_EXCEEDED && compacts) {
+        yield* retry
+        return "compact" as const
+      }
+      if (failure.code === FailureCode.REPLAY_REJECTED) {
+        const messageIds = refusedMessages(sent, failure)
+        if (messageIds.length > 0) {
+          const { provider, model } = deps.journal.route
+          yield* deps.writer.log([Events.replayDegrade({ messageIds, reason: failure.message, provider, model })])
+          yield* deps.writer.flush
+          yield* retry
+          return "repaired" as const
+        }
+      }
+    }
     if (result.usage !== undefined) yield* deps.emit({ type: "usage", usage: result.usage })
-    return yield* end(deps, "error", failure)
+    return yield* end(deps, "error", afterRecovery(failure, recovered))
   })
+
+/** The recovery a step made: at most one, so a refusal never loops. */
+type Recovery = "compact" | "repaired"
+
+/** A failure that came back after the recovery meant for it, saying so. */
+const afterRecovery = (failure: Failure, recovered: Recovery | undefined): Failure => {
+  if (recovered === "repaired" && failure.code === FailureCode.REPLAY_REJECTED) {
+    return { ...failure, message: `${failure.message} (refused again after the refused replay state was set aside)` }
+  }
+  if (recovered === "compact" && failure.code === FailureCode.CONTEXT_WINDOW_EXCEEDED) {
+    return { ...failure, message: `${failure.message} (still too large after compacting)` }
+  }
+  return failure
+}
 
 /** Logs the answer and reads what it asks for. */
 const conclude = (deps: Deps, result: Assembler.Assembled): Effect.Effect<Outcome, StoreError.StoreError> =>
@@ -102,27 +180,46 @@ const conclude = (deps: Deps, result: Assembler.Assembled): Effect.Effect<Outcom
     return yield* end(deps, "completed")
   })
 
-/** Step `step`, from its attempt `attempt` on. */
+/**
+ * Step `step`, from its attempt `attempt` on. `recovered`: how this step
+ * already recovered from a refusal (once a step, never a loop); `force`:
+ * compact before this attempt's request.
+ */
 const attempt = (
   deps: Deps,
   retries: Retries,
   step: number,
   attemptNumber: number,
+  recovered: Recovery | undefined,
+  force: boolean,
 ): Effect.Effect<Outcome, StoreError.StoreError> =>
   Effect.gen(function*() {
     if (yield* TurnContext.isCancelled(deps)) return yield* end(deps, "cancelled")
-    const prepared = yield* prepare(deps)
+    const prepared = yield* prepare(deps, step, force)
+    if (Either.isLeft(prepared)) {
+      if (yield* TurnContext.isCancelled(deps)) return yield* end(deps, "cancelled")
+      return yield* end(deps, "error", prepared.left)
+    }
     yield* deps.writer.log([Events.requestStart(deps.journal.route, step, attemptNumber)])
     yield* deps.writer.flush
 
-    const streamed = yield* Attempt.run(deps, prepared)
+    const streamed = yield* Attempt.run(deps, prepared.right)
     if (!streamed.sawFinish && (yield* TurnContext.isCancelled(deps))) return yield* endInterrupted(deps, streamed.state)
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
     if (finish.kind === "error" || finish.kind === "aborted") {
-      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed)
-      return next === "retry" ? yield* attempt(deps, retries, step, attemptNumber + 1) : next
+      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, prepared.right, recovered, attemptNumber)
+      switch (next) {
+        case "retry":
+          return yield* attempt(deps, retries, step, attemptNumber + 1, recovered, false)
+        case "compact":
+          return yield* attempt(deps, retries, step, attemptNumber + 1, "compact", true)
+        case "repaired":
+          return yield* attempt(deps, retries, step, attemptNumber + 1, "repaired", false)
+        default:
+          return next
+      }
     }
     return yield* conclude(deps, result)
   })
@@ -139,5 +236,5 @@ export const run = (deps: Deps, step: number): Effect.Effect<Outcome, StoreError
       ),
     )
     const retries = yield* Schedule.driver(schedule)
-    return yield* attempt(deps, retries, step, 1)
+    return yield* attempt(deps, retries, step, 1, undefined, false)
   })

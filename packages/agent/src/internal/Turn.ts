@@ -6,9 +6,11 @@
  * way out writes `turn/end`, so a turn left open in the log means the process
  * died.
  */
-import { Effect } from "effect"
-import type { ContentBlock } from "@turnlog/protocol"
+import { Effect, Either } from "effect"
+import { Compaction } from "@turnlog/history"
+import type { ContentBlock, Failure, Message } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as Compact from "./Compact.js"
 import * as Events from "./Events.js"
 import * as Step from "./Step.js"
 import * as ToolCalls from "./ToolCalls.js"
@@ -26,12 +28,39 @@ const steps = (deps: TurnContext.TurnDeps, step: number): Effect.Effect<void, St
     return yield* steps(deps, step + 1)
   })
 
+export const PROMPT_TOO_LARGE = "PROMPT_TOO_LARGE"
+
+/**
+ * Why a prompt cannot be sent even with nothing before it: it and what every
+ * request carries leave the answer less than a quarter of the reserve. Such a
+ * prompt is never logged: logged, it would make every later request of the
+ * session too large as well.
+ */
+const tooLarge = (deps: TurnContext.TurnDeps, message: Message): Failure | undefined => {
+  const budget = Compact.budget(deps)
+  if (Either.isLeft(budget) || budget.right === undefined) return undefined
+  const { fixedTokens, info, settings } = budget.right
+  const prompt = Compaction.messageTokens(message)
+  const answer = Math.ceil(settings.reserveTokens / 4)
+  if (prompt + fixedTokens + answer <= info.contextWindow) return undefined
+  const { provider, model } = deps.journal.route
+  return {
+    code: PROMPT_TOO_LARGE,
+    message: `the prompt is about ${prompt} tokens and ${provider}/${model}'s context window is ${info.contextWindow} tokens (${fixedTokens} of them taken by the system prompt and tools, ${answer} kept for the answer): it cannot fit even in an empty context, so it was neither sent nor logged`,
+  }
+}
+
 export const run = (
   deps: TurnContext.TurnDeps,
   content: ReadonlyArray<ContentBlock>,
 ): Effect.Effect<void, StoreError.StoreError> =>
   Effect.gen(function*() {
-    yield* deps.writer.log([Events.turnStart(), Events.userMessage(content)])
+    const user = Events.userMessage(content)
+    const refused = tooLarge(deps, user.data.message)
+    if (refused !== undefined) {
+      return yield* deps.emit({ type: "turn-end", reason: "error", failure: refused })
+    }
+    yield* deps.writer.log([Events.turnStart(), user])
     yield* deps.emit({ type: "turn-start" })
     yield* steps(deps, 1)
   })

@@ -33,6 +33,8 @@ export interface TurnConfig {
   readonly maxTokens?: number
   readonly system?: string
   readonly retry: RetryPolicy
+  /** The user's `compaction` setting, checked against each model's window (`Compaction.settingsFor`). */
+  readonly compaction?: unknown
 }
 
 export interface TurnDeps {

@@ -2,7 +2,9 @@
  * `turnlog doctor [<id>]`: what this build makes of each stored session,
  * without changing anything — for each assistant message, whether its replay
  * state replays natively, degrades (and why), or is absent; a torn tail found
- * at the end; a last turn left open. The same checks the read side runs
+ * at the end; a last turn left open; each message a provider refused to
+ * take replay state for (`replay/degrade`, with the provider's reason) and
+ * the compactions the history starts from. The same checks the read side runs
  * before a request, run ahead of time. A session that cannot be read is
  * reported and the others are still examined; the exit code is 1 when any
  * could not be read. `demo` ends with the same report.
@@ -35,6 +37,16 @@ export interface SessionReport {
   readonly messages: ReadonlyArray<MessageReport>
   readonly tornTail?: { readonly bytes: number; readonly line: number }
   readonly openTurn: boolean
+  /** Each `replay/degrade`: the messages sent provider-neutral since, because the provider said `reason`. */
+  readonly refused: ReadonlyArray<{
+    readonly seq: number
+    readonly messageIds: ReadonlyArray<string>
+    readonly route: string
+    readonly reason: string
+  }>
+  /** How many `context/compaction` events, and the seq the latest keeps history from. */
+  readonly compactions: number
+  readonly keptFromSeq?: number
   /** The live process writing the session, when the open turn is in flight there (not left by a dead one). */
   readonly writer?: number
 }
@@ -58,6 +70,18 @@ export const diagnose = (session: SessionStore.LoadedSession): SessionReport => 
         : { messageId: message.id, route, replay: "degrades", reason },
     )
   }
+  const refused: Array<SessionReport["refused"][number]> = []
+  let compactions = 0
+  let keptFromSeq: number | undefined
+  for (const event of session.events) {
+    if (event.type === "replay/degrade") {
+      const { messageIds, model, provider, reason } = event.data
+      refused.push({ seq: event.seq, messageIds, route: `${provider}/${model}`, reason })
+    } else if (event.type === "context/compaction") {
+      compactions++
+      keptFromSeq = event.data.firstKeptSeq
+    }
+  }
   const torn = session.recovery.tornTail
   return {
     id: session.header.id,
@@ -66,6 +90,9 @@ export const diagnose = (session: SessionStore.LoadedSession): SessionReport => 
     messages,
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     openTurn: OpenTurn.openTurnStart(session.events) >= 0,
+    refused,
+    compactions,
+    ...(keptFromSeq === undefined ? {} : { keptFromSeq }),
     ...(session.recovery.openTurn?.holder === undefined ? {} : { writer: session.recovery.openTurn.holder.pid }),
   }
 }
@@ -82,6 +109,16 @@ export const render = (report: SessionReport): string => {
     }: ${native} replay natively, ${degrades.length} degrade, ${neutral} without replay state`,
   ]
   for (const m of degrades) lines.push(`  degrades ${m.messageId} (${m.route}): ${m.reason}`)
+  for (const r of report.refused) {
+    for (const id of r.messageIds) {
+      lines.push(`  refused by ${r.route} (event ${r.seq}), sent provider-neutral since: ${id}: ${r.reason}`)
+    }
+  }
+  if (report.compactions > 0) {
+    lines.push(
+      `  compacted ${report.compactions === 1 ? "once" : `${report.compactions} times`}: requests start from a summary, then the history from event ${report.keptFromSeq}`,
+    )
+  }
   if (report.tornTail !== undefined) {
     lines.push(
       `  torn tail: ${report.tornTail.bytes} bytes at line ${report.tornTail.line} (cut off and kept aside when the session is next opened)`,

@@ -72,7 +72,9 @@ type AssistantEvent = SessionLog.EventOf<"assistant/message">
 /** A conversation response met walking back: the estimate when it reported usage, else the characters counted so far with it. */
 const settle = (held: AssistantEvent, chars: number, limit: number | undefined): Estimate | number => {
   const { message, usage } = held.data
-  if (usage !== undefined) {
+  // A response that counted no input did not report usage (an OpenAI-compatible
+  // server without usage in its stream reads as zeros): the characters decide.
+  if (usage !== undefined && contextTokens(usage) > 0) {
     const output = message.content.length > 0 ? usage.outputTokens : 0
     return { tokens: contextTokens(usage) + output + tokensOfChars(chars), basis: "usage" }
   }

@@ -8,7 +8,10 @@
  * previous one ended) hands only the new suffix to the reconstructor and
  * appends the result: the per-request cost follows what is new, not the
  * session's length. Any other history (a different or shortened one) is
- * reconstructed whole, still through the memo.
+ * reconstructed whole, still through the memo. A message of the previous
+ * request that is now sent without its replay state (a `replay/degrade`
+ * named it: same id, another object) makes the history a different one: its
+ * earlier native answer must not be sent again.
  */
 import { Effect } from "effect"
 import { History, type ReplayCodec } from "@turnlog/history"
@@ -31,6 +34,9 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
   let seen = 0
   let firstId: MessageId | undefined
   let lastId: MessageId | undefined
+  // The previous request's messages that carried replay state: a degrade
+  // strips it (a new object), which the ids alone would not show.
+  let stated: Array<readonly [number, Message]> = []
   // Owned and only ever appended to while the history extends, so a request
   // costs what is new: an earlier answer stays a valid prefix of this array.
   let natives: Array<Native> = []
@@ -38,8 +44,13 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
   const reconstruct = (messages: ReadonlyArray<Message>, options: History.ReconstructOptions) =>
     Effect.suspend(() => {
       const extendsLast = seen > 0 && messages.length >= seen && messages[0]!.id === firstId &&
-        messages[seen - 1]!.id === lastId
+        messages[seen - 1]!.id === lastId && stated.every(([i, m]) => messages[i] === m)
       const from = extendsLast ? seen : 0
+      if (from === 0) stated = []
+      for (let i = from; i < messages.length; i++) {
+        const m = messages[i]!
+        if (m.source.kind === "model" && m.source.replayState !== undefined) stated.push([i, m])
+      }
       return Effect.map(reconstructor.all(from === 0 ? messages : messages.slice(from), options), (added) => {
         if (from === 0) natives = added
         else for (let i = 0; i < added.length; i++) natives.push(added[i]!)

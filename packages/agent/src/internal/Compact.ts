@@ -1,0 +1,132 @@
+/**
+ * Context compaction in the loop. Before each provider request the request is
+ * estimated against the model's context window (the adapter's `modelInfo`);
+ * when `Compaction.decide` says so, the history before a cut point is
+ * summarised by the session's own model through the same adapter (a request
+ * marked `purpose: "compaction"`, its chunks logged like any other request's,
+ * shown to nobody) and `context/compaction` is written and flushed before the
+ * request it makes room for. Nothing is deleted: a failed summary leaves the
+ * conversation as it was (its request is not conversation), and the turn ends
+ * with a failure saying why.
+ */
+import { Chunk, Effect, Either } from "effect"
+import { Assembler } from "@turnlog/assembler"
+import { Compaction } from "@turnlog/history"
+import type { LlmAdapter } from "@turnlog/llm"
+import type { Failure, SessionLog } from "@turnlog/protocol"
+import type { StoreError } from "@turnlog/store"
+import * as Attempt from "./Attempt.js"
+import * as Events from "./Events.js"
+import * as Journal from "./Journal.js"
+import type { TurnDeps } from "./TurnContext.js"
+
+/** What a request is held to: the model's window, the settings for it, what every request carries besides messages. */
+export interface Budget {
+  readonly info: LlmAdapter.ModelInfo
+  readonly settings: Compaction.Settings
+  /** Tool results are sent cut to this many characters. */
+  readonly limitChars: number
+  /** The system prompt and tool definitions, in tokens. */
+  readonly fixedTokens: number
+}
+
+export const COMPACTION_FAILED = "COMPACTION_FAILED"
+export const INVALID_SETTINGS = "INVALID_SETTINGS"
+
+/** The budget of the session's model; undefined when the adapter knows nothing of it (then nothing is compacted). */
+export const budget = (deps: TurnDeps): Either.Either<Budget | undefined, Failure> => {
+  const { provider, model } = deps.journal.route
+  const info = deps.adapter.modelInfo?.(provider, model)
+  if (info === undefined) return Either.right(undefined)
+  return Compaction.settingsFor(deps.config.compaction, info.contextWindow).pipe(
+    Either.map((settings): Budget => ({
+      info,
+      settings,
+      limitChars: Compaction.toolResultLimitChars(info.contextWindow, settings),
+      fixedTokens: Compaction.tokensOfChars(
+        (deps.config.system?.length ?? 0) + (deps.tools.specs.length > 0 ? JSON.stringify(deps.tools.specs).length : 0),
+      ),
+    })),
+    Either.mapLeft((invalid): Failure => ({ code: INVALID_SETTINGS, message: invalid.message })),
+  )
+}
+
+/** The estimate of the next request from the log as it is now. */
+export const estimate = (events: ReadonlyArray<SessionLog.SessionEvent>, b: Budget): Compaction.Estimate =>
+  Compaction.estimate(events, { fixedTokens: b.fixedTokens, toolResultLimitChars: b.limitChars })
+
+const failed = (message: string): Failure => ({ code: COMPACTION_FAILED, message })
+
+/** The text of a summary response, or why it is not a summary. */
+const summaryOf = (result: Assembler.Assembled): Either.Either<string, string> => {
+  const finish = result.finish
+  if (finish.kind === "error" || finish.kind === "aborted") return Either.left(finish.failure.message)
+  if (finish.kind === "max-tokens") return Either.left("the summary was cut off at the output limit")
+  const text = result.blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim()
+  return text === "" ? Either.left("the model answered with no summary") : Either.right(text)
+}
+
+/** What a compaction did: the estimates before and after, or nothing to cut. */
+export type Compacted =
+  | { readonly _tag: "compacted"; readonly tokensBefore: number; readonly tokensAfter: number }
+  /** The history is all within `keepRecentTokens` (or has no allowed cut): `tokens` is its estimate. */
+  | { readonly _tag: "nothing-to-cut"; readonly tokens: number }
+
+/**
+ * Summarises the history before the cut and writes `context/compaction`
+ * (flushed). `step` numbers the summary requests in the log. A failure of the
+ * summary (the provider, the output limit, the cancel) is the `Failure` the
+ * turn ends with; no compaction event is written then.
+ */
+export const run = (
+  deps: TurnDeps,
+  b: Budget,
+  step: number,
+): Effect.Effect<Either.Either<Compacted, Failure>, StoreError.StoreError> =>
+  Effect.gen(function*() {
+    const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
+    const before = estimate(events, b)
+    const cut = Compaction.selectCut(events, b.settings.keepRecentTokens, b.limitChars)
+    if (cut === undefined) return Either.right({ _tag: "nothing-to-cut", tokens: before.tokens } as const)
+    const { contextWindow, maxTokens } = b.info
+    const parts = Compaction.summaryParts(cut, contextWindow, b.settings.reserveTokens)
+    let summary = cut.previousSummary
+    let attempt = 0
+    for (const part of parts) {
+      const asked = Compaction.summaryRequest(part, summary, b.settings.reserveTokens)
+      // No session id: the summary's one-message history must not replace the
+      // adapter's memo of the conversation.
+      const request: LlmAdapter.LlmRequest = {
+        provider: deps.journal.route.provider,
+        model: deps.journal.route.model,
+        system: asked.system,
+        messages: asked.messages,
+        maxTokens: Math.min(asked.maxTokens, maxTokens),
+      }
+      yield* deps.writer.log([Events.summaryRequestStart(deps.journal.route, step, ++attempt)])
+      yield* deps.writer.flush
+      const streamed = yield* Attempt.run(deps, request, false)
+      const result = Assembler.finish(streamed.state)
+      if (result.finish.kind !== "error" && result.finish.kind !== "aborted") {
+        yield* deps.writer.log([Events.assistantMessage(deps.journal.route, result)])
+      }
+      const text = summaryOf(result)
+      if (Either.isLeft(text)) {
+        return Either.left(failed(
+          `the history could not be compacted to fit ${deps.journal.route.provider}/${deps.journal.route.model}'s ${contextWindow}-token context window: ${text.left}; the session is unchanged`,
+        ))
+      }
+      summary = text.right
+    }
+    const tokensAfter = Compaction.tokensAfter(cut, summary!, b.fixedTokens)
+    yield* deps.writer.log([Events.compaction({
+      summary: summary!,
+      firstKeptSeq: cut.firstKeptSeq,
+      tokensBefore: before.tokens,
+      tokensAfter,
+      provider: deps.journal.route.provider,
+      model: deps.journal.route.model,
+    })])
+    yield* deps.writer.flush
+    return Either.right({ _tag: "compacted", tokensBefore: before.tokens, tokensAfter } as const)
+  })

@@ -1,0 +1,68 @@
+/**
+ * `turnlog compact [--session <id> | --continue]`: summarises a session's
+ * older history now, with the session's model, as the loop does when a request
+ * would not fit; prints the request estimates before and after on stdout.
+ */
+import { Effect, Option } from "effect"
+import { AgentLoop, Permissions } from "@turnlog/agent"
+import type { SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
+import { CommandFailed, UsageError } from "../CliError.js"
+import * as Layers from "../Layers.js"
+import * as ModelChoice from "../ModelChoice.js"
+import { note, out } from "../Output.js"
+import * as SessionIdArg from "../SessionIdArg.js"
+import type { Settings } from "../Settings.js"
+import { asCommandError } from "../StoreErrors.js"
+import { announce, noProvider } from "./Run.js"
+
+export interface CompactOptions {
+  readonly session: Option.Option<string>
+  readonly continue: boolean
+}
+
+const latestHere = Effect.gen(function*() {
+  const store = yield* SessionStore.SessionStore
+  const cwd = process.cwd()
+  const latest = (yield* store.list()).sessions.find((s) => s.cwd === cwd)
+  if (latest === undefined) return yield* new CommandFailed({ message: `no session to compact in ${cwd}` })
+  return latest.id
+})
+
+export const compact = (settings: Settings, options: CompactOptions) =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.session) === options.continue) {
+      return yield* new UsageError({
+        message: "compact needs one of --session <id> or --continue (the latest session in this directory)",
+      })
+    }
+    const choice = yield* ModelChoice.choose(Option.none(), settings)
+    if (choice.kind === "demo") {
+      yield* Layers.providersChecked(settings)
+      return yield* new UsageError({ message: noProvider(settings) })
+    }
+    yield* announce(choice)
+    const work = Effect.gen(function*() {
+      const loop = yield* AgentLoop.AgentLoop
+      const id: SessionId = Option.isSome(options.session)
+        ? yield* SessionIdArg.parse(options.session.value)
+        : yield* latestHere
+      yield* loop.load(id, { model: choice.route })
+      const done = yield* loop.compact(id).pipe(
+        Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
+      )
+      if (done._tag === "nothing-to-cut") {
+        return yield* out(`session ${id}: nothing to compact; its next request is about ${done.tokens} tokens, all recent history\n`)
+      }
+      yield* out(`session ${id}: compacted; its next request is about ${done.tokensBefore} tokens before, about ${done.tokensAfter} tokens after\n`)
+      yield* note(`the older events stay in the log (turnlog show ${id} marks them)`)
+    }).pipe(Effect.mapError(asCommandError))
+    return yield* work.pipe(
+      Effect.provide(Layers.agentLayer({
+        settings,
+        choice,
+        // A compaction runs no tool.
+        permissions: Permissions.layerDenyAll,
+      })),
+    )
+  })

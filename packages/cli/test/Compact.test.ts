@@ -1,0 +1,132 @@
+// `turnlog compact` through the real binary against the loopback provider:
+// the session's model writes the summary, the log gets context/compaction, the
+// estimates before and after are printed, `show` marks what was compacted,
+// and the next `run --continue` sends the summary instead of the old turns.
+import { spawn } from "node:child_process"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { Loopback } from "@turnlog/testkit"
+import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
+afterAll(removeTempDirs)
+
+const long = (label: string) => Array.from({ length: 500 }, (_, i) => `${label}${i}`).join(" ")
+
+describe("turnlog compact", () => {
+  let server: Loopback.Server
+  beforeAll(async () => {
+    server = await Loopback.start()
+  })
+  afterAll(() => server.close())
+
+  it("summarises the older turns with the session's model and prints the estimates before and after", async () => {
+    const home = tempDir("compact")
+    const cwd = tempDir("compact-cwd")
+    writeFileSync(join(home, "config.json"), JSON.stringify({
+      model: "local/small",
+      providers: {
+        local: {
+          api: "anthropic-messages",
+          baseUrl: server.baseUrl("anthropic-messages"),
+          apiKeyEnv: "LOCAL_TEST_KEY",
+          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+        },
+      },
+      compaction: { keepRecentTokens: 2000 },
+    }))
+    const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
+    for (let i = 1; i <= 3; i++) {
+      server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
+      const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
+      expect((await turnlog(args, { cwd, env })).code).toBe(0)
+    }
+    expect((await turnlog(["compact"], { cwd, env }))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("compact needs one of --session <id> or --continue"),
+    })
+
+    server.enqueue({ blocks: [{ type: "text", text: "Summary: three long questions, each answered." }] })
+    const compacted = await turnlog(["compact", "--continue"], { cwd, env })
+    expect(compacted.code).toBe(0)
+    const [id] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
+    expect(compacted.stdout).toMatch(new RegExp(`^session ${id}: compacted; its next request is about \\d+ tokens before, about \\d+ tokens after\\n$`))
+    const [, before, after] = /about (\d+) tokens before, about (\d+)/.exec(compacted.stdout)!.map(Number)
+    expect(after).toBeLessThan(before! - 1000)
+    const lines = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const event = lines.find((l) => l.type === "context/compaction")
+    expect(event.data).toMatchObject({
+      summary: "Summary: three long questions, each answered.",
+      tokensBefore: before,
+      tokensAfter: after,
+      provider: "local",
+      model: "small",
+    })
+
+    const shown = await turnlog(["show", id!], { cwd, env })
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("── turn 1 (compacted: the model sees it only through a summary)")
+    expect(shown.stdout).not.toContain("── turn 3 (compacted")
+    expect(shown.stdout).toMatch(new RegExp(
+      `compaction \\(between turns\\): the history before event ${event.data.firstKeptSeq} summarised by local/small, about ${before} → ${after} tokens:\n  Summary: three long questions, each answered.`,
+    ))
+    // Still printed: nothing before the compaction is gone.
+    expect(shown.stdout).toContain("Question 1.")
+
+    server.enqueue({ blocks: [{ type: "text", text: "Go on answered." }] })
+    expect((await turnlog(["run", "--continue", "go on"], { cwd, env })).code).toBe(0)
+    const sent = JSON.stringify(server.requests().at(-1)!.body)
+    expect(sent).toContain("Summary: three long questions, each answered.")
+    expect(sent).not.toContain("Question 1.")
+    expect(sent).toContain("Question 3.")
+  })
+
+  it("a process killed while its summary streams leaves the session as if the compaction had not started", async () => {
+    const home = tempDir("compact-kill")
+    const cwd = tempDir("compact-kill-cwd")
+    writeFileSync(join(home, "config.json"), JSON.stringify({
+      model: "local/small",
+      providers: {
+        local: {
+          api: "openai-responses",
+          baseUrl: server.baseUrl("openai-responses"),
+          apiKeyEnv: "LOCAL_TEST_KEY",
+          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+        },
+      },
+      compaction: { keepRecentTokens: 2000 },
+    }))
+    const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
+    for (let i = 1; i <= 3; i++) {
+      server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
+      const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
+      expect((await turnlog(args, { cwd, env })).code).toBe(0)
+    }
+    // The provider refuses the next request as too large; the summary then streams slowly.
+    server.enqueue(
+      { status: 400, kind: "context-overflow" },
+      { blocks: [{ type: "text", text: "A summary that is never recorded." }], delayMs: 2000 },
+    )
+    const seen = server.requests().length
+    const child = spawn(process.execPath, [BIN, "run", "--continue", "one more"], { cwd, env: { ...cleanEnv(), ...env } })
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+    await server.waitForRequests(seen + 2)
+    child.kill("SIGKILL")
+    await exited
+    const [id] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
+    const logged = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(logged.filter((l) => l.type === "context/compaction")).toEqual([])
+    expect(logged.filter((l) => l.type === "request/start").at(-1).data.purpose).toBe("compaction")
+
+    server.enqueue({ blocks: [{ type: "text", text: "Continued." }] })
+    const continued = await turnlog(["run", "--continue", "go on"], { cwd, env })
+    expect(continued.code, continued.stderr).toBe(0)
+    expect(continued.stdout).toBe("Continued.\n")
+    const sent = JSON.stringify(server.requests().at(-1)!.body)
+    expect(sent).not.toContain("A summary that is never recorded.")
+    expect(sent).not.toContain("was compacted")
+    expect(sent).toContain("Question 1.")
+    expect(sent).toContain("go on")
+  })
+})
