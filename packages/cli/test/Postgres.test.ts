@@ -122,6 +122,8 @@ describe.skipIf(unreachable !== undefined && !required)("the postgres store", ()
         { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native" },
       ],
       openTurn: false,
+      compactions: 0,
+      refused: [],
     }])
   })
 
