@@ -2,7 +2,9 @@
  * The credentials this process holds, and the seams that keep them in.
  *
  * A credential is the value of a variable a provider's key is read from: the
- * built-in providers' (`CredentialEnv`) and each custom provider's `apiKeyEnv`.
+ * built-in providers' (`CredentialEnv`) and each custom provider's `apiKeyEnv`;
+ * and the PostgreSQL store's URL (`TURNLOG_DATABASE_URL` or the config's
+ * `database.url`), with the password inside it.
  * Two rules follow from them:
  *
  * - Commands the agent runs get this process's environment without those
@@ -49,8 +51,23 @@ const configuredNames = (providers: unknown): ReadonlyArray<string> => {
   )
 }
 
+/** The variable that may carry the PostgreSQL store's URL, password included. */
+const DATABASE_URL = "TURNLOG_DATABASE_URL"
+
+/** A database URL is a credential as a whole, and so is the password inside it (said alone in errors). */
+const databaseSecrets = (urls: ReadonlyArray<string | undefined>): ReadonlyArray<string> =>
+  urls.flatMap((url) => {
+    if (url === undefined || url === "") return []
+    try {
+      const password = decodeURIComponent(new URL(url).password)
+      return password === "" ? [url] : [url, password]
+    } catch {
+      return [url]
+    }
+  })
+
 export const of = (settings: Settings, env: Environment = process.env): Secrets => {
-  const names = [...new Set([...CREDENTIALS, ...configuredNames(settings.config.providers)])]
+  const names = [...new Set([...CREDENTIALS, DATABASE_URL, ...configuredNames(settings.config.providers)])]
   const passed = new Set(settings.config.passEnv ?? [])
   const commandEnv: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
@@ -59,7 +76,8 @@ export const of = (settings: Settings, env: Environment = process.env): Secrets 
   for (const name of names) {
     if (!passed.has(name)) delete commandEnv[name]
   }
-  return { names, redactor: Redaction.make(names.map((name) => env[name])), commandEnv }
+  const values = [...names.map((name) => env[name]), ...databaseSecrets([env[DATABASE_URL], settings.config.database?.url])]
+  return { names, redactor: Redaction.make(values), commandEnv }
 }
 
 /** A store whose `append` (and `create`'s title) never writes a credential value. */

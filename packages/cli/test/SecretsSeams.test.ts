@@ -69,4 +69,21 @@ describe("of", () => {
     // Trimmed, and a value too short to be a key is not one.
     expect(secrets.redactor.secrets).toEqual(["sk-openai-0123456789", "my-key-0123456789"])
   })
+
+  it("holds the PostgreSQL store's URL as a credential: the variable is not passed to commands, the URL and its password are redacted", () => {
+    const secrets = of({
+      home: "/h",
+      store: "postgres",
+      config: { database: { url: "postgres://turnlog:c0nfig%2Fpassword@db:5432/turnlog" } },
+    }, {
+      PATH: "/usr/bin",
+      TURNLOG_DATABASE_URL: "postgres://worker:env-password-123@db.internal:5432/sessions",
+    })
+    expect(secrets.names).toContain("TURNLOG_DATABASE_URL")
+    expect(secrets.commandEnv).toEqual({ PATH: "/usr/bin" })
+    expect(Redaction.text(secrets.redactor, "connect postgres://worker:env-password-123@db.internal:5432/sessions failed"))
+      .toBe("connect [redacted] failed")
+    expect(Redaction.text(secrets.redactor, "password env-password-123 refused; c0nfig/password too"))
+      .toBe("password [redacted] refused; [redacted] too")
+  })
 })
