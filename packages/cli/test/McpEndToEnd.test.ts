@@ -5,14 +5,12 @@
  * the log and the client, a server that cannot start is told in one
  * sentence, and no server process outlives the agent.
  */
-import { spawn } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Readable, Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
-import * as acp from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { agent } from "./support/acpAgent.js"
+import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 240_000 })
 afterAll(removeTempDirs)
@@ -48,34 +46,6 @@ const processesWith = (marker: string): Array<number> =>
       return false
     }
   }).map(Number)
-
-/** `turnlog acp` driven by the SDK's client through `drive`, until it exits after stdin closes. */
-const agent = async (
-  home: string,
-  workspace: string,
-  modelFile: string,
-  drive: (ctx: acp.ClientContext) => Promise<void>,
-) => {
-  const child = spawn(process.execPath, [BIN, "acp"], {
-    cwd: workspace,
-    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
-    stdio: "pipe",
-  })
-  let stderr = ""
-  child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t))
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-  const updates: Array<acp.SessionUpdate> = []
-  const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
-  const stream = acp.ndJsonStream(
-    new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  )
-  await acp.client({ name: "mcp-e2e" })
-    .onNotification("session/update", ({ params }) => void updates.push(params.update))
-    .connectWith(stream, drive)
-  await writer.close()
-  return { code: await exited, updates, stderr }
-}
 
 const events = (home: string, sessionId: string) =>
   readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>

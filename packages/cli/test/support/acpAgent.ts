@@ -1,0 +1,38 @@
+/**
+ * `turnlog acp` as an editor runs it: the real binary as a subprocess with the
+ * scripted model, the SDK's client on its stdio, driven by a function, until
+ * the agent exits after its stdin closes.
+ */
+import { spawn } from "node:child_process"
+import { Readable, Writable } from "node:stream"
+import * as acp from "@agentclientprotocol/sdk"
+import { BIN, cleanEnv } from "./turnlog.js"
+
+/** `turnlog acp` driven by the SDK's client through `drive`, until it exits after stdin closes. */
+export const agent = async (
+  home: string,
+  workspace: string,
+  modelFile: string,
+  drive: (ctx: acp.ClientContext) => Promise<void>,
+) => {
+  const child = spawn(process.execPath, [BIN, "acp"], {
+    cwd: workspace,
+    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
+    stdio: "pipe",
+  })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const updates: Array<acp.SessionUpdate> = []
+  const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
+  const stream = acp.ndJsonStream(
+    new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  )
+  await acp.client({ name: "turnlog-tests" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .connectWith(stream, drive)
+  await writer.close()
+  return { code: await exited, updates, stderr }
+}
+
