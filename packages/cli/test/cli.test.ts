@@ -461,7 +461,8 @@ describe("one damaged log among good ones", () => {
     expect(again.code, again.stderr).toBe(0)
     expect(sessionIdFrom(again.stderr)).toBe(id)
     expect(again.stderr).toContain(
-      "turnlog: 1 stored session(s) cannot be read and were not considered (see: turnlog doctor)\n",
+      `turnlog: session empty cannot be read: ${empty}:1: the file is empty\n` +
+        "turnlog: 1 stored session(s) cannot be read and were not considered (see: turnlog doctor)\n",
     )
     // Nothing was changed or removed.
     expect(readFileSync(empty, "utf8")).toBe("")

@@ -67,6 +67,10 @@ const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Too
       const cwd = process.cwd()
       const listed = yield* store.list()
       if (listed.unreadable.length > 0) {
+        // Named one by one: the one the user meant to continue may be among them.
+        for (const { error, id: unreadable } of listed.unreadable) {
+          yield* note(`session ${unreadable} cannot be read: ${error.message}`)
+        }
         yield* note(`${listed.unreadable.length} stored session(s) cannot be read and were not considered (see: turnlog doctor)`)
       }
       const latest = listed.sessions.find((s) => s.cwd === cwd)
