@@ -26,19 +26,12 @@ import {
   UnsupportedVersion,
 } from "./StoreError.js"
 import { summarize, titleOf } from "./Summary.js"
+import type { PostgresOptions } from "./StoreLayer.js"
 
 export { SCHEMA_VERSION } from "./internal/PgSchema.js"
 
-export interface PostgresOptions {
-  /** `postgres://user[:password]@host[:port]/database[?…]`. */
-  readonly url: string
-  /** A schema of its own for the store's tables (made if missing); default: the URL's search_path. */
-  readonly schema?: string
-  /** How long a write (or taking a lease) may wait for the server before it fails; default 30 s. */
-  readonly writeTimeout?: Duration.DurationInput
-  /** How long connecting may take; default 10 s. */
-  readonly connectTimeout?: Duration.DurationInput
-}
+// Declared beside the selector, which must not load this module (or its driver's types) to name it.
+export type { PostgresOptions } from "./StoreLayer.js"
 
 /** Rows per page when loading a session. */
 const PAGE_ROWS = 5000

@@ -6,9 +6,8 @@
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import { layerJsonl } from "./Jsonl.js"
-import type { PostgresOptions } from "./Postgres.js"
 import type { SessionStore } from "./SessionStore.js"
 import { type StoreError, StoreIOError } from "./StoreError.js"
 
@@ -16,6 +15,18 @@ import { type StoreError, StoreIOError } from "./StoreError.js"
 // (`@turnlog/store/Sqlite`, `@turnlog/store/Postgres`): their drivers are
 // optional peer dependencies, so nothing here imports one until its store is
 // chosen.
+
+/** The PostgreSQL store's connection (`Postgres.layerPostgres`). */
+export interface PostgresOptions {
+  /** `postgres://user[:password]@host[:port]/database[?…]`. */
+  readonly url: string
+  /** A schema of its own for the store's tables (made if missing); default: the URL's search_path. */
+  readonly schema?: string
+  /** How long a write (or taking a lease) may wait for the server before it fails; default 30 s. */
+  readonly writeTimeout?: Duration.DurationInput
+  /** How long connecting may take; default 10 s. */
+  readonly connectTimeout?: Duration.DurationInput
+}
 
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
 
