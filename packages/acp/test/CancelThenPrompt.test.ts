@@ -16,7 +16,7 @@ const waitFor = async (cond: () => boolean) => {
 describe("session/cancel followed at once by a new session/prompt", () => {
   it("the new prompt waits for the cancelled turn to close, then runs", async () => {
     const h = start([
-      { chunks: [{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: "Once" }], hang: true },
+      { chunks: [{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: "Once" }], stall: true },
       { chunks: [...text(0, "Short."), finish("stop")] },
     ])
     const updates: Array<unknown> = []

@@ -102,7 +102,7 @@ describe("over the real loop", () => {
 
   it("session/cancel mid-stream answers cancelled, stores the interrupted text, and the session goes on", async () => {
     const h = start([
-      { chunks: [{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: "Once upon" }], hang: true },
+      { chunks: [{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: "Once upon" }], stall: true },
       { chunks: [...text(0, "Short."), finish("stop")] },
     ])
     const [cancelled, next, id] = await client(h.connect().client, async (ctx, updates) => {

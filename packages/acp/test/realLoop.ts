@@ -8,30 +8,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
 import { AgentLoop, Builtins } from "@turnlog/agent"
-import { LlmAdapter } from "@turnlog/llm"
+import { type LlmAdapter, Scripted } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
 import { McpServers } from "@turnlog/mcp"
 import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
 import { makeWire } from "./wire.js"
 
-/** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
-export type Call = { readonly chunks: ReadonlyArray<StreamChunk>; readonly hang?: boolean }
+/** Each call plays its chunks; `stall` ones then stay open until the turn is cancelled. */
+export type Call = Scripted.ScriptedCall
 
 const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
-  Layer.effect(
-    LlmAdapter.LlmAdapter,
-    Effect.map(Ref.make(0), (n) => ({
-      ...(modelInfo === undefined ? {} : { modelInfo: () => modelInfo }),
-      stream: () =>
-        Stream.unwrap(Effect.map(Ref.getAndUpdate(n, (i) => i + 1), (i) => {
-          const call = calls[i]
-          if (call === undefined) throw new Error(`no scripted call ${i + 1}`)
-          const played = Stream.fromIterable(call.chunks)
-          return call.hang === true ? Stream.concat(played, Stream.never) : played
-        })),
-    })),
-  )
+  Scripted.layerScripted(calls, modelInfo === undefined ? {} : { modelInfo })
 
 export const text = (index: number, value: string): Array<StreamChunk> => [
   { type: "block-start", index, blockType: "text" },

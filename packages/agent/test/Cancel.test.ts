@@ -19,7 +19,7 @@ describe("cancel", () => {
         { type: "text-delta", index: 1, text: "Hello" },
         { type: "text-delta", index: 1, text: " wor" },
       ]
-      const h = yield* setup([{ hang: streamed }, C.reply("Hello again.")])
+      const h = yield* setup([{ chunks: streamed, stall: true }, C.reply("Hello again.")])
       const updates = yield* promptCancelling(h, "greet me", (u) => u.type === "text-delta" && u.text === " wor")
       expect(updates).toEqual([
         { type: "turn-start" },
@@ -121,7 +121,7 @@ describe("cancel", () => {
 
   it.scopedLive("a reader that stops early cancels the turn, and the log is closed", () =>
     Effect.gen(function*() {
-      const h = yield* setup([{ hang: [{ type: "text-delta", index: 0, text: "partial" }] }])
+      const h = yield* setup([{ chunks: [{ type: "text-delta", index: 0, text: "partial" }], stall: true }])
       const first = yield* Stream.runCollect(Stream.take(h.loop.prompt(h.id, "hi"), 2))
       expect(Chunk.toReadonlyArray(first)).toEqual([{ type: "turn-start" }, { type: "text-delta", text: "partial" }])
       const events = yield* h.events()
@@ -134,7 +134,7 @@ describe("cancel", () => {
 
   it.scopedLive("one prompt at a time: a second prompt is AgentBusy; cancel without a turn does nothing", () =>
     Effect.gen(function*() {
-      const h = yield* setup([{ hang: [] }, C.reply("after")])
+      const h = yield* setup([{ chunks: [], stall: true }, C.reply("after")])
       yield* h.loop.cancel(h.id)
       const started = yield* Deferred.make<void>()
       const running = yield* h.loop.prompt(h.id, "first").pipe(

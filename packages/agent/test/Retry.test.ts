@@ -129,7 +129,7 @@ describe("retry", () => {
     Effect.gen(function*() {
       const quiet = { code: "TIMEOUT", message: "scripted sent nothing for 0.5 s; the request was abandoned" }
       // The first call never sends a chunk; the second answers.
-      const h = yield* setup([{ hang: [] }, C.reply("Hello.")], { config: { streamIdleTimeoutMs: 500 } })
+      const h = yield* setup([{ chunks: [], stall: true }, C.reply("Hello.")], { config: { streamIdleTimeoutMs: 500 } })
       const turn = yield* Effect.fork(h.prompt("hi"))
       // Abandoned after 500 ms of nothing; asked again 1 ms (the backoff) later.
       yield* wakeAt(500)
@@ -150,7 +150,7 @@ describe("retry", () => {
   it.scoped("a stream that goes quiet after showing text ends the turn with the TIMEOUT, not a retry", () =>
     Effect.gen(function*() {
       const quiet = { code: "TIMEOUT", message: "scripted sent nothing for 0.5 s; the request was abandoned" }
-      const h = yield* setup([{ hang: [{ type: "text-delta", index: 0, text: "Half an ans" }] }, C.reply("never")], {
+      const h = yield* setup([{ chunks: [{ type: "text-delta", index: 0, text: "Half an ans" }], stall: true }, C.reply("never")], {
         config: { streamIdleTimeoutMs: 500 },
       })
       const turn = yield* Effect.fork(h.prompt("hi"))

@@ -86,7 +86,7 @@ describe("load", () => {
         yield* h.prompt("first")
         return h.id
       }))
-      const h = yield* setup([{ hang: [] }, { hang: [] }], { store: Jsonl.layerJsonl({ home }), openDelayMs: 20 })
+      const h = yield* setup([{ chunks: [], stall: true }, { chunks: [], stall: true }], { store: Jsonl.layerJsonl({ home }), openDelayMs: 20 })
       const run = (text: string) => Effect.either(Stream.runCollect(h.loop.prompt(stored, text)))
       const a = yield* Effect.fork(run("a"))
       const b = yield* Effect.fork(run("b"))

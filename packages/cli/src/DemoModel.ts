@@ -5,9 +5,9 @@
  * any model's answer.
  */
 import type { LlmRequest } from "@turnlog/llm/LlmAdapter"
-import * as ChunkScript from "./ChunkScript.js"
+import type { ScriptedCall } from "@turnlog/llm/Scripted"
+import * as PiAiScript from "@turnlog/llm-pi-ai/PiAiScript"
 import { KEY_HINT } from "./ModelChoice.js"
-import type { ScriptCall } from "./ScriptFile.js"
 
 const lastUserText = (request: LlmRequest): string => {
   for (let i = request.messages.length - 1; i >= 0; i--) {
@@ -18,10 +18,10 @@ const lastUserText = (request: LlmRequest): string => {
   return ""
 }
 
-export const reply = (request: LlmRequest): ScriptCall => {
+export const reply = (request: LlmRequest): ScriptedCall => {
   const prompt = lastUserText(request)
   const quoted = prompt.length > 200 ? `${prompt.slice(0, 200)}…` : prompt
   const text = `This is turnlog's scripted demo model: no provider key is set, so this answer is canned. ` +
     `You said: "${quoted}". To talk to a real model, ${KEY_HINT}.`
-  return ChunkScript.response([{ type: "text", text }], "stop", { route: `${request.provider}/${request.model}` })
+  return PiAiScript.response([{ type: "text", text }], "stop", { route: `${request.provider}/${request.model}` })
 }

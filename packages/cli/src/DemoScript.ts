@@ -4,8 +4,8 @@
  * behind (an assistant message with the flat version-1 replay state).
  */
 import { makeMessageId, SessionLog } from "@turnlog/protocol"
-import * as ChunkScript from "./ChunkScript.js"
-import type { ScriptCall } from "./ScriptFile.js"
+import type { ScriptedCall } from "@turnlog/llm/Scripted"
+import * as PiAiScript from "@turnlog/llm-pi-ai/PiAiScript"
 
 export const ROUTE = "turnlog/demo"
 
@@ -26,20 +26,20 @@ export const PROMPTS = {
 const opts = (responseId: string) => ({ route: ROUTE, responseId })
 
 /** The model's responses, in the order the demo's turns request them. */
-export const calls: ReadonlyArray<ScriptCall> = [
+export const calls: ReadonlyArray<ScriptedCall> = [
   // Turn 1: thinking, text, then a read_file call the output limit cuts off mid-arguments.
-  ChunkScript.response([
+  PiAiScript.response([
     { type: "reasoning", text: "The user wants a summary. I should read the file first.", signature: "sig-demo-1" },
     { type: "text", text: "I'll read the notes first." },
     { type: "tool-call", id: "call_cut", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}`, open: true },
   ], "max-tokens", opts("resp_demo_1")),
   // Turn 2, step 1: the continuation asks for the file again, this time completely.
-  ChunkScript.response([
+  PiAiScript.response([
     { type: "text", text: "Picking up where I was cut off: reading the notes now." },
     { type: "tool-call", id: "call_read", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}` },
   ], "tool-calls", opts("resp_demo_2")),
   // Turn 2, step 2: the answer, after the tool result.
-  ChunkScript.response([
+  PiAiScript.response([
     {
       type: "text",
       text: "The notes say three things: sessions live in an append-only log; a tool call cut off by the " +
@@ -48,7 +48,7 @@ export const calls: ReadonlyArray<ScriptCall> = [
     },
   ], "stop", opts("resp_demo_3")),
   // The legacy session's next turn.
-  ChunkScript.response([
+  PiAiScript.response([
     {
       type: "text",
       text: "We decided to keep the durable log as the source of truth. (That earlier answer came from an " +

@@ -6,13 +6,13 @@ import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, Permissions, type Tools } from "@turnlog/agent"
-import { type LlmAdapter, Redacting, ReplayDiagnostics } from "@turnlog/llm"
+import { type LlmAdapter, Redacting, ReplayDiagnostics, Scripted } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
+import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed, UsageError } from "./CliError.js"
 import { clipQuoted } from "./Clip.js"
 import * as DemoModel from "./DemoModel.js"
-import * as Keyless from "./Keyless.js"
 import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
 import * as Secrets from "./Secrets.js"
@@ -73,6 +73,17 @@ const look = (path: string, as: "directory" | "file", name: string): "present" |
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
 
+/**
+ * The model that runs without a provider key: the scripted adapter behind
+ * the pi-ai read side, so stored replay state replays natively or degrades
+ * with its diagnostic exactly as before a real request; only the wire is
+ * missing.
+ */
+export const keylessModel = (
+  script: Scripted.Script,
+): Layer.Layer<LlmAdapter.LlmAdapter, never, ReplayDiagnostics.ReplayDiagnostics> =>
+  Scripted.layerReplaying(script, PiAiReplay.codec)
+
 /** The provider config the pi-ai layer reads, checked up front so a bad one is a usage error. */
 export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Config, UsageError> => {
   const input = settings.config.providers === undefined ? {} : { providers: settings.config.providers }
@@ -103,10 +114,10 @@ export const modelLayer = (
       }))
     case "script":
       return Layer.unwrapEffect(
-        Effect.zipRight(providersChecked(settings), Effect.map(ScriptFile.load(choice.file), Keyless.layerScript)),
+        Effect.zipRight(providersChecked(settings), Effect.map(ScriptFile.load(choice.file), keylessModel)),
       )
     case "demo":
-      return Layer.unwrapEffect(Effect.as(providersChecked(settings), Keyless.layer((request) => DemoModel.reply(request))))
+      return Layer.unwrapEffect(Effect.as(providersChecked(settings), keylessModel((request) => DemoModel.reply(request))))
   }
 }
 

@@ -34,4 +34,17 @@ describe("ChunkScript.response", () => {
   it("finishes a text-only response with stop", () => {
     expect(ChunkScript.response([ChunkScript.text("a")]).at(-1)).toEqual({ type: "finish", reason: { kind: "stop" } })
   })
+
+  it("with pieces, streams text a few words at a time and a tool call's arguments in two halves", () => {
+    const chunks = ChunkScript.response(
+      [ChunkScript.text("one two three four"), ChunkScript.toolCall("c", "n", { a: 1 })],
+      { deltas: "pieces" },
+    )
+    expect(chunks.filter((c) => c.type === "text-delta" || c.type === "tool-call-delta")).toEqual([
+      { type: "text-delta", index: 0, text: "one two three " },
+      { type: "text-delta", index: 0, text: "four" },
+      { type: "tool-call-delta", index: 1, id: "c", name: "n", argumentsDelta: "{\"a" },
+      { type: "tool-call-delta", index: 1, id: "c", argumentsDelta: "\":1}" },
+    ])
+  })
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { InvalidReplayState } from "@turnlog/history"
 import type { StreamChunk } from "@turnlog/protocol"
 import { LlmAdapter, ReplayDiagnostics, Scripted } from "@turnlog/llm"
-import { MessageId } from "@turnlog/protocol"
+import { type Message, MessageId } from "@turnlog/protocol"
 
 const text = (s: string): ReadonlyArray<StreamChunk> => [
   { type: "text-delta", index: 0, text: s },
@@ -31,6 +32,61 @@ describe("Scripted", () => {
       const chunks = yield* Stream.runCollect(adapter.stream({ provider: "scripted", model: "demo", messages: [] }))
       expect(Chunk.toArray(chunks)).toEqual(text("hi"))
     }).pipe(Effect.provide(Scripted.layerScripted([text("hi")]))))
+})
+
+describe("Scripted calls", () => {
+  it.effect("a stalled call plays its chunks and stays open until it is interrupted", () =>
+    Effect.gen(function*() {
+      const scripted = yield* Scripted.make([{ chunks: text("half"), stall: true }])
+      const seen: Array<StreamChunk> = []
+      const fiber = yield* Effect.fork(Stream.runForEach(
+        scripted.adapter.stream({ provider: "scripted", model: "demo", messages: [] }),
+        (chunk) => Effect.sync(() => seen.push(chunk)),
+      ))
+      yield* TestClock.adjust("1 hour")
+      expect(seen).toEqual(text("half"))
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("a script given as a function answers each request by its call number", () =>
+    Effect.gen(function*() {
+      const scripted = yield* Scripted.make((request, n) => (n < 2 ? text(`${request.model} ${n}`) : undefined))
+      const run = Stream.runCollect(scripted.adapter.stream({ provider: "scripted", model: "m", messages: [] }))
+      expect(Chunk.toArray(yield* run)).toEqual(text("m 0"))
+      expect(Chunk.toArray(yield* run)).toEqual(text("m 1"))
+      expect(Chunk.toArray(yield* run)[0]).toMatchObject({ reason: { kind: "error", failure: { code: "SCRIPT_EXHAUSTED" } } })
+    }))
+
+  it.effect("layerReplaying reconstructs each request's history with the codec first and reports what degraded", () =>
+    Effect.gen(function*() {
+      const collector = yield* ReplayDiagnostics.makeCollector
+      const message: Message = {
+        id: MessageId.make("msg_old"),
+        role: "assistant",
+        content: [{ type: "text", text: "before" }],
+        source: { kind: "model", provider: "old", model: "m", replayState: { response: { kind: "test" } } },
+      }
+      const codec = {
+        kind: "test",
+        decode: () => InvalidReplayState.fail("not usable here"),
+        foreign: (m: Message) => m.id,
+      }
+      const chunks = yield* Stream.runCollect(Stream.unwrap(Effect.map(LlmAdapter.LlmAdapter, (adapter) =>
+        adapter.stream({ provider: "new", model: "n", messages: [message] })))).pipe(
+          Effect.provide(Scripted.layerReplaying([text("ok")], codec).pipe(
+            Layer.provide(Layer.succeed(ReplayDiagnostics.ReplayDiagnostics, collector.service)),
+          )),
+        )
+      expect(Chunk.toArray(chunks)).toEqual(text("ok"))
+      expect(yield* collector.all).toEqual([{
+        code: "INVALID_REPLAY_STATE",
+        messageId: "msg_old",
+        historicalRoute: "old/m",
+        targetRoute: "new/n",
+        reason: "not usable here",
+      }])
+    }))
 })
 
 describe("ReplayDiagnostics", () => {

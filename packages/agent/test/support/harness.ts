@@ -60,30 +60,15 @@ export interface Options {
 
 export const DEFAULT_MODEL = "scripted/test-model"
 
-/** A scripted call, or one that plays its chunks and then never ends: a stream still in flight. */
-export type Step = Scripted.ScriptStep | { readonly hang: ReadonlyArray<StreamChunk> }
-
-/** The scripted adapter, with `hang` steps held open after their chunks. */
-const scriptedWithHangs = (script: ReadonlyArray<Step>) =>
-  Effect.map(Scripted.make(script.map((s) => ("hang" in s ? s.hang : s))), (scripted) => {
-    let calls = 0
-    const adapter: LlmAdapter.Service = {
-      stream: (request) =>
-        Stream.unwrap(Effect.sync(() => {
-          const step = script[calls++]
-          const played = scripted.adapter.stream(request)
-          return step !== undefined && "hang" in step ? Stream.concat(played, Stream.never) : played
-        })),
-    }
-    return { adapter, requests: scripted.requests }
-  })
+/** A scripted call; a `stall` one plays its chunks and then never ends: a stream still in flight. */
+export type Step = Scripted.ScriptStep
 
 export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
   Effect.gen(function*() {
     const cwd = yield* tempDir()
     const ops: Array<Op> = []
     const questions: Array<Permissions.Request> = []
-    const scripted = yield* scriptedWithHangs(script)
+    const scripted = yield* Scripted.make(script)
     const decide = options.permissions ?? (() => Effect.succeed("allow" as const))
     const home = yield* tempDir("turnlog-home-")
     const storeLayer = options.store ?? Jsonl.layerJsonl({ home })

@@ -13,7 +13,6 @@ import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
-import * as Keyless from "../Keyless.js"
 import * as Layers from "../Layers.js"
 import { out } from "../Output.js"
 import type { Settings } from "../Settings.js"
@@ -193,7 +192,7 @@ export const demo = (settings: Settings) =>
     const layer = AgentLoop.layer({ model: DemoScript.ROUTE }).pipe(
       Layer.mapError((e) => new UsageError({ message: e.message })),
       Layer.provide(Layer.mergeAll(
-        Keyless.layerScript(DemoScript.calls),
+        Layers.keylessModel(DemoScript.calls),
         Layers.toolsLayer(demoSettings),
         Permissions.layerAllowAll,
       )),

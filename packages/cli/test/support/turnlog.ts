@@ -8,7 +8,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as ChunkScript from "../../src/ChunkScript.js"
+import * as PiAiScript from "@turnlog/llm-pi-ai/PiAiScript"
 
 export const BIN = fileURLToPath(new URL("../../bin/turnlog.js", import.meta.url))
 
@@ -66,7 +66,7 @@ export const textScript = (dir: string, replies: ReadonlyArray<string>, name = "
   const file = join(dir, name)
   writeFileSync(
     file,
-    replies.map((text) => JSON.stringify(ChunkScript.response([{ type: "text", text }], "stop", { route: "turnlog/scripted" })))
+    replies.map((text) => JSON.stringify(PiAiScript.response([{ type: "text", text }], "stop", { route: "turnlog/scripted" })))
       .join("\n") + "\n",
   )
   return file
