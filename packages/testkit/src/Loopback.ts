@@ -21,6 +21,8 @@ import { Effect, Either, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { headerRecord, parseBody, pause, playStream, readBody, send } from "./internal/Http.js"
+import { type MutableRecord, type RecordedRequest } from "./internal/Records.js"
+import * as Records from "./internal/Records.js"
 import * as Refusals from "./Refusals.js"
 import { decodeReply, isHttpError, type Reply, type ReplyInput, type StreamReply } from "./Reply.js"
 import * as AnthropicMessages from "./wire/AnthropicMessages.js"
@@ -29,6 +31,7 @@ import * as OpenAiCompletions from "./wire/OpenAiCompletions.js"
 import * as OpenAiResponses from "./wire/OpenAiResponses.js"
 import type { Api, RenderContext, WireFormat } from "./wire/Wire.js"
 
+export type { Outcome, RecordedRequest } from "./internal/Records.js"
 export type { Refusal, ReplayRefusal } from "./Refusals.js"
 export type { Api } from "./wire/Wire.js"
 export {
@@ -48,37 +51,6 @@ const formats: ReadonlyArray<WireFormat> = [
   OpenAiResponses.format,
   GoogleGenerative.format,
 ]
-
-/**
- * How an exchange ended. `client-closed`: the client went away before the
- * response was complete (a cancelled stream, a killed process); `dropped`: the
- * server cut the connection (a `dropAfterEvents` reply, or the server closing).
- */
-export type Outcome = "in-flight" | "completed" | "dropped" | "client-closed"
-
-export interface RecordedRequest {
-  /** 0-based arrival order. */
-  readonly index: number
-  readonly method: string
-  readonly path: string
-  readonly query: Readonly<Record<string, string>>
-  /** Lower-case names; repeated headers joined with ", ". */
-  readonly headers: Readonly<Record<string, string>>
-  /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
-  readonly body: unknown
-  /** The wire format the path belongs to; undefined for a path no format serves (answered 404). */
-  readonly api: Api | undefined
-  readonly model: string | undefined
-  /** Why the server refused the request without playing a reply (see `refuseReplay`, `contextWindow`). */
-  readonly refused: Refusals.Refusal | undefined
-  /** The status the server answered with; undefined until it answered. */
-  readonly status: number | undefined
-  /** Server-sent events written so far (a cancelled stream shows where the server stopped). */
-  readonly events: number
-  readonly outcome: Outcome
-  /** The client closed the request before the response was complete. */
-  readonly aborted: boolean
-}
 
 export interface Server {
   /** `http://127.0.0.1:<port>`. */
@@ -114,13 +86,7 @@ export interface Options {
   readonly contextWindow?: number
 }
 
-type MutableRecord = {
-  -readonly [K in keyof RecordedRequest]: RecordedRequest[K]
-}
-
 const CONTROL = "/__loopback/"
-
-const snapshot = (record: MutableRecord): RecordedRequest => ({ ...record })
 
 const decodeOrThrow = (input: ReplyInput, position: number): Reply =>
   Either.getOrElse(decodeReply(input), (message) => {
@@ -129,40 +95,14 @@ const decodeOrThrow = (input: ReplyInput, position: number): Reply =>
 
 export const start = (options: Options = {}): Promise<Server> => {
   const queue: Array<Reply> = []
-  const records: Array<MutableRecord> = []
+  const records = Records.make()
   const refusals = Refusals.make({ contextWindow: options.contextWindow })
-  const arrivalWaiters: Array<{ readonly count: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
-  const settleWaiters: Array<{ readonly index: number; readonly resolve: () => void; readonly reject: (e: Error) => void }> = []
-  let closing = false
 
   const enqueue = (...replies: ReadonlyArray<ReplyInput>) => {
     const decoded = replies.map((reply, i) => decodeOrThrow(reply, queue.length + i + 1))
     queue.push(...decoded)
   }
   enqueue(...(options.replies ?? []))
-
-  const notify = () => {
-    for (const waiter of [...arrivalWaiters]) {
-      if (records.length >= waiter.count) {
-        arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1)
-        waiter.resolve()
-      }
-    }
-    for (const waiter of [...settleWaiters]) {
-      const record = records[waiter.index]
-      if (record !== undefined && record.outcome !== "in-flight") {
-        settleWaiters.splice(settleWaiters.indexOf(waiter), 1)
-        waiter.resolve()
-      }
-    }
-  }
-
-  const end = (record: MutableRecord, outcome: Exclude<Outcome, "in-flight">) => {
-    if (record.outcome !== "in-flight") return
-    record.outcome = outcome
-    record.aborted = outcome === "client-closed"
-    notify()
-  }
 
   const stream = (
     response: ServerResponse,
@@ -178,14 +118,14 @@ export const start = (options: Options = {}): Promise<Server> => {
     const frames = at === undefined ? rendered : [...rendered.slice(0, at), "data: {\"truncated\": \n\n", ...rendered.slice(at)]
     return playStream(response, format.streamHeaders(context), frames, reply, {
       onEvent: () => record.events++,
-      onDrop: () => end(record, "dropped"),
+      onDrop: () => records.end(record, "dropped"),
     })
   }
 
   const control = (request: IncomingMessage, response: ServerResponse, path: string, raw: string) => {
     const json = (status: number, body: unknown) =>
       send(response, { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
-    if (request.method === "GET" && path === `${CONTROL}requests`) return json(200, records.map(snapshot))
+    if (request.method === "GET" && path === `${CONTROL}requests`) return json(200, records.all())
     if (request.method === "POST" && path === `${CONTROL}replies`) {
       const body = parseBody(raw)
       try {
@@ -215,7 +155,7 @@ export const start = (options: Options = {}): Promise<Server> => {
     const body = parseBody(raw)
     const format = request.method === "POST" ? formats.find((f) => f.matches(url.pathname)) : undefined
     const record: MutableRecord = {
-      index: records.length,
+      index: records.next(),
       method: request.method ?? "GET",
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
@@ -229,10 +169,9 @@ export const start = (options: Options = {}): Promise<Server> => {
       outcome: "in-flight",
       aborted: false,
     }
-    records.push(record)
-    response.on("finish", () => end(record, "completed"))
-    response.on("close", () => end(record, closing ? "dropped" : "client-closed"))
-    notify()
+    records.add(record)
+    response.on("finish", () => records.end(record, "completed"))
+    response.on("close", () => records.end(record, records.closedBy()))
 
     if (format === undefined) {
       record.status = 404
@@ -305,34 +244,19 @@ export const start = (options: Options = {}): Promise<Server> => {
         refuseReplay: refusals.refuseReplay,
         setContextWindow: refusals.setContextWindow,
         pending: () => queue.length,
-        requests: () => records.map(snapshot),
-        waitForRequests: (count) =>
-          new Promise<void>((resolve, reject) => {
-            if (records.length >= count) return resolve()
-            if (closing) return reject(new Error("loopback: the server is closed"))
-            arrivalWaiters.push({ count, resolve, reject })
-          }).then(() => records.slice(0, count).map(snapshot)),
-        settled: (index) =>
-          new Promise<void>((resolve, reject) => {
-            const record = records[index]
-            if (record !== undefined && record.outcome !== "in-flight") return resolve()
-            if (closing) return reject(new Error("loopback: the server is closed"))
-            settleWaiters.push({ index, resolve, reject })
-          }).then(() => snapshot(records[index]!)),
+        requests: records.all,
+        waitForRequests: records.waitForRequests,
+        settled: records.settled,
         close: () =>
           new Promise<void>((resolve) => {
-            if (closing) return resolve()
-            closing = true
+            if (records.isClosing()) return resolve()
+            records.startClosing()
             server.close(() => {
-              // Whatever is still awaited now never will be.
-              const error = new Error("loopback: the server closed before this happened")
-              for (const waiter of arrivalWaiters.splice(0)) waiter.reject(error)
-              for (const waiter of settleWaiters.splice(0)) waiter.reject(error)
+              records.closed()
               resolve()
             })
             server.closeAllConnections()
-            // The server cut every exchange still in flight.
-            for (const record of records) end(record, "dropped")
+            records.dropInFlight()
           }),
       })
     })
