@@ -24,7 +24,7 @@
  * (`internal/tuned/Scan.ts`) whose result is kept on the state.
  *
  * `internal/tuned/` is tuned for bench/assembler.bench.ts (a1, a2, a3). The
- * behaviour above is spelled out plainly in `test/Reference.ts`, which a
+ * behaviour above is spelled out plainly in `test/ReferenceAssembler.ts`, which a
  * property test holds the tuned code equal to: change behaviour there first.
  */
 import type { Envelope } from "@turnlog/envelope"

@@ -44,6 +44,7 @@ import { Effect } from "effect"
 import { History } from "@turnlog/history"
 import { type AssistantBlock, type Message, MessageId } from "@turnlog/protocol"
 import { PiAiReplay } from "@turnlog/llm-pi-ai"
+import { zeroUsage } from "../src/internal/Native.js"
 import * as SessionHistory from "../src/internal/SessionHistory.js"
 
 const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {})
@@ -111,14 +112,7 @@ const args = (text: string): ToolCall["arguments"] => {
     return {}
   }
 }
-const usage = () => ({
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-})
+const usage = zeroUsage
 
 const referenceNative = (m: Message): AssistantMessage => {
   const state = (m.source as { replayState: any }).replayState

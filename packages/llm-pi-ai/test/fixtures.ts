@@ -1,16 +1,10 @@
 // Builders shared by the unit tests: pi-ai messages and the durable messages they are stored as.
-import type { AssistantMessage, ToolCall, Usage } from "@earendil-works/pi-ai"
+import type { AssistantMessage, ToolCall } from "@earendil-works/pi-ai"
 import type { AssistantBlock, Message } from "@turnlog/protocol"
 import { MessageId } from "@turnlog/protocol"
+import { zeroUsage } from "../src/internal/Native.js"
 
-export const zeroUsage = (): Usage => ({
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-})
+export { zeroUsage }
 
 export const piAssistant = (
   content: AssistantMessage["content"],

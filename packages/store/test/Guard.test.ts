@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc } from "effect"
 import { SessionLog } from "@turnlog/protocol"
 import { explain } from "../src/internal/EventLine.js"
-import { compileGuard } from "../src/internal/Guard.js"
+import { compileGuard } from "../src/internal/tuned/Guard.js"
 import { parseHeader } from "../src/internal/JsonlScan.js"
 import { everyType, stamped } from "./support/fixtures.js"
 

@@ -6,7 +6,7 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { SessionLog } from "@turnlog/protocol"
-import { compileGuard, type Guard } from "./Guard.js"
+import { compileGuard, type Guard } from "./tuned/Guard.js"
 
 export type LineResult =
   | { readonly _tag: "Event"; readonly event: SessionLog.SessionEvent }

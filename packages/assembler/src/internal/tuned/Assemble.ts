@@ -2,7 +2,7 @@
  * TUNED FOR BENCHMARK a1 (and a2/a3) of bench/assembler.bench.ts, with
  * `Trail.ts` and `Scan.ts`: a state's assembly from the pass over its trail.
  * Behaviour is defined by the plain reference assembler in
- * `test/Reference.ts`: change it there first; `test/Reference.prop.test.ts`
+ * `test/ReferenceAssembler.ts`: change it there first; `test/ReferenceAssembler.prop.test.ts`
  * shows what this must match.
  */
 import { Envelope } from "@turnlog/envelope"

@@ -2,8 +2,8 @@
  * TUNED FOR BENCHMARK a1 of bench/assembler.bench.ts (one response of 100,000
  * text deltas, ≤ 1.3× the in-run `+=` reference; a2/a3 are measured there
  * too). What the reducer does is defined by the plain reference assembler in
- * `test/Reference.ts`: change behaviour there first; the property test in
- * `test/Reference.prop.test.ts` holds this code equal to it and shows what it
+ * `test/ReferenceAssembler.ts`: change behaviour there first; the property test in
+ * `test/ReferenceAssembler.prop.test.ts` holds this code equal to it and shows what it
  * must match.
  *
  * Assembly's one pass over a trail (`Trail.ts`), newest link first.

@@ -1,6 +1,6 @@
 /**
  * The tuned reducer (`src/internal/tuned/`) against the reference assembler
- * (`Reference.ts`): equal results on every stream, well-formed or not, and
+ * (`ReferenceAssembler.ts`): equal results on every stream, well-formed or not, and
  * on every state, however it was reached. A change of behaviour goes into the
  * reference first; these properties then show where the tuned code differs.
  */
@@ -9,7 +9,7 @@ import { Assembler } from "@turnlog/assembler"
 import type { FinishReason, StreamChunk } from "@turnlog/protocol"
 import { FastCheck as fc } from "effect"
 import { hostile, reason, RUNS, stream } from "./arbitraries.js"
-import * as Reference from "./Reference.js"
+import * as Reference from "./ReferenceAssembler.js"
 
 const statesOf = (chunks: ReadonlyArray<StreamChunk>): ReadonlyArray<Assembler.State> => {
   const states = [Assembler.initial]

@@ -6,7 +6,7 @@
  * `bench/assembler.bench.ts` and is hard to read: it keeps a trail of links and
  * assembles it backwards. This file is the rule book it is held to.
  * To change what the assembler does, change it here first; the property test
- * `Reference.prop.test.ts` then shows what the tuned code must match.
+ * `ReferenceAssembler.prop.test.ts` then shows what the tuned code must match.
  *
  * One forward pass over the chunks, keeping per block index what streamed:
  *

@@ -1,4 +1,9 @@
 /**
+ * TUNED FOR BENCHMARK cold load of bench/store.bench.ts (a 100,000-event log
+ * read and validated at ≤ 1.5× a bare `JSON.parse` of its lines). Its
+ * reference is the schema's own decoder: change the protocol schema, and the
+ * property test `test/Guard.test.ts` shows where this guard must follow.
+ *
  * A schema's AST compiled to a plain predicate that accepts exactly what the
  * schema's decoder (`Schema.decodeUnknownEither`) accepts, for schemas whose
  * decoded value is the input itself (no transformations, as in the protocol).
