@@ -4,9 +4,9 @@
  * replaced when the session is loaded with other servers, stopped when the
  * connection ends.
  */
-import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as acp from "@agentclientprotocol/sdk"
+import { Processes } from "@turnlog/testkit"
 import { afterEach, describe, expect, it } from "vitest"
 import { cleanup, finish, start, text, toolCall } from "./realLoop.js"
 
@@ -23,20 +23,6 @@ const everything = (marker: string): acp.McpServer => ({
   args: [EVERYTHING, "stdio", marker],
   env: [],
 })
-
-const processesWith = (marker: string): Array<number> =>
-  readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker)
-    } catch {
-      return false
-    }
-  }).map(Number)
-
-const gone = async (marker: string) => {
-  for (let i = 0; i < 500 && processesWith(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 20))
-  return processesWith(marker)
-}
 
 describe("an editor's MCP servers", () => {
   it("serve the session; loading it with other servers stops the old ones; the connection's end stops the rest", async () => {
@@ -60,9 +46,9 @@ describe("an editor's MCP servers", () => {
         await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
         const { sessionId } = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [everything(first)] })
         await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo one" }] })
-        running = { beforeLoad: processesWith(first).length }
+        running = { beforeLoad: Processes.processesWith(first).length }
         await ctx.request("session/load", { sessionId, cwd: h.cwd, mcpServers: [everything(second)] })
-        running = { ...running, firstAfterLoad: (await gone(first)).length, second: processesWith(second).length }
+        running = { ...running, firstAfterLoad: (await Processes.gone(first)).length, second: Processes.processesWith(second).length }
         await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo two" }] })
         const refused = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [everything("x"), everything("y")] })
           .then(() => "answered", (e: unknown) => (e as { message?: string }).message)
@@ -75,6 +61,6 @@ describe("an editor's MCP servers", () => {
       [{ type: "content", content: { type: "text", text: "Echo: two" } }],
       `Invalid params: mcpServers: two MCP servers are named "everything"`,
     ])
-    expect(await gone(second)).toEqual([])
+    expect(await Processes.gone(second)).toEqual([])
   })
 })

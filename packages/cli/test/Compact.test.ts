@@ -3,11 +3,11 @@
 // estimates before and after are printed, `show` marks what was compacted,
 // and the next `run --continue` sends the summary instead of the old turns.
 import { spawn } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
@@ -21,15 +21,16 @@ describe("turnlog compact", () => {
   })
   afterAll(() => server.close())
 
-  it("summarises the older turns with the session's model and prints the estimates before and after", async () => {
-    const home = tempDir("compact")
-    const cwd = tempDir("compact-cwd")
+  /** A session of three long answered turns on the loopback provider over `api`, in a fresh home. */
+  const threeLongTurns = async (label: string, api: Loopback.Api) => {
+    const home = tempDir(label)
+    const cwd = tempDir(`${label}-cwd`)
     writeFileSync(join(home, "config.json"), JSON.stringify({
       model: "local/small",
       providers: {
         local: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
+          api,
+          baseUrl: server.baseUrl(api),
           apiKeyEnv: "LOCAL_TEST_KEY",
           models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
         },
@@ -42,6 +43,11 @@ describe("turnlog compact", () => {
       const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
       expect((await turnlog(args, { cwd, env })).code).toBe(0)
     }
+    return { home, cwd, env }
+  }
+
+  it("summarises the older turns with the session's model and prints the estimates before and after", async () => {
+    const { home, cwd, env } = await threeLongTurns("compact", "anthropic-messages")
     expect((await turnlog(["compact"], { cwd, env }))).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("compact needs one of --session <id> or --continue"),
@@ -50,11 +56,11 @@ describe("turnlog compact", () => {
     server.enqueue({ blocks: [{ type: "text", text: "Summary: three long questions, each answered." }] })
     const compacted = await turnlog(["compact", "--continue"], { cwd, env })
     expect(compacted.code).toBe(0)
-    const [id] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
+    const [id] = sessionIds(home)
     expect(compacted.stdout).toMatch(new RegExp(`^session ${id}: compacted; its next request is about \\d+ tokens before, about \\d+ tokens after\\n$`))
     const [, before, after] = /about (\d+) tokens before, about (\d+)/.exec(compacted.stdout)!.map(Number)
     expect(after).toBeLessThan(before! - 1000)
-    const lines = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const lines = logLines(home, id!)
     const event = lines.find((l) => l.type === "context/compaction")
     expect(event.data).toMatchObject({
       summary: "Summary: three long questions, each answered.",
@@ -83,26 +89,7 @@ describe("turnlog compact", () => {
   })
 
   it("a process killed while its summary streams leaves the session as if the compaction had not started", async () => {
-    const home = tempDir("compact-kill")
-    const cwd = tempDir("compact-kill-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/small",
-      providers: {
-        local: {
-          api: "openai-responses",
-          baseUrl: server.baseUrl("openai-responses"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
-        },
-      },
-      compaction: { keepRecentTokens: 2000 },
-    }))
-    const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
-    for (let i = 1; i <= 3; i++) {
-      server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
-      const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
-      expect((await turnlog(args, { cwd, env })).code).toBe(0)
-    }
+    const { home, cwd, env } = await threeLongTurns("compact-kill", "openai-responses")
     // The provider refuses the next request as too large; the summary then streams slowly.
     server.enqueue(
       { status: 400, kind: "context-overflow" },
@@ -114,8 +101,8 @@ describe("turnlog compact", () => {
     await server.waitForRequests(seen + 2)
     child.kill("SIGKILL")
     await exited
-    const [id] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
-    const logged = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const [id] = sessionIds(home)
+    const logged = logLines(home, id!)
     expect(logged.filter((l) => l.type === "context/compaction")).toEqual([])
     expect(logged.filter((l) => l.type === "request/start").at(-1).data.purpose).toBe("compaction")
 

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Processes } from "@turnlog/testkit"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { agent } from "./support/acpAgent.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
@@ -37,16 +38,6 @@ const script = (name: string, args: object, text: string) =>
     ],
   ].map((chunks) => JSON.stringify(chunks)).join("\n") + "\n"
 
-/** The ids of running processes whose command line holds `marker`. */
-const processesWith = (marker: string): Array<number> =>
-  readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker)
-    } catch {
-      return false
-    }
-  }).map(Number)
-
 const events = (home: string, sessionId: string) =>
   readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>
     JSON.parse(line) as { type: string; data: Record<string, unknown> }
@@ -74,7 +65,7 @@ describe("MCP servers end to end", () => {
         ],
       })
       sessionId = created.sessionId
-      serversWhileOpen = processesWith(marker)
+      serversWhileOpen = Processes.processesWith(marker)
       answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
     })
     const { updates, stderr } = first
@@ -82,7 +73,7 @@ describe("MCP servers end to end", () => {
     expect(capabilities).toEqual({ http: true, sse: true })
     expect(answer).toMatchObject({ stopReason: "end_turn" })
     expect(serversWhileOpen).toHaveLength(1)
-    expect(processesWith(marker)).toEqual([])
+    expect(Processes.processesWith(marker)).toEqual([])
 
     const broken = `MCP server "broken" could not be started: spawn ${join(workspace, "no-such-server")} ENOENT; its tools are not available in this session`
     expect(stderr).toContain(`turnlog: ${broken}\n`)

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { Effect } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { StoreLayer } from "../src/index.js"
+import type { Service } from "../src/SessionStore.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
 
@@ -42,6 +43,14 @@ const fill = (dir: string): void => {
 }
 
 const turn = (from: number, text: string) => stamped(from, [{ type: "turn/start", data: {} }, userMessage(text)])
+
+/** A new session with its first turn ("hello") appended, not yet flushed. */
+const helloSession = (store: Service) =>
+  Effect.gen(function*() {
+    const id = yield* store.create({ cwd: "/p" })
+    yield* store.append(id, turn(1, "hello"))
+    return id
+  })
 const big = "z".repeat(100_000)
 
 const stores = [
@@ -66,8 +75,7 @@ describe.skipIf(!isRoot).each(stores)("$kind: disk faults", ({ file, full, kind,
         const h: Harness = { store: StoreLayer.layer({ kind, home }) }
         const id = yield* withStore(h, (store) =>
           Effect.gen(function*() {
-            const id = yield* store.create({ cwd: "/p" })
-            yield* store.append(id, turn(1, "hello"))
+            const id = yield* helloSession(store)
             yield* store.flush(id)
             fill(home)
             yield* store.append(id, [...stamped(3, [{ type: "turn/end", data: { reason: "completed" } }]), ...turn(4, big)])
@@ -96,12 +104,7 @@ describe.skipIf(!isRoot).each(stores)("$kind: disk faults", ({ file, full, kind,
     withTmpfs((home) =>
       Effect.gen(function*() {
         const h: Harness = { store: StoreLayer.layer({ kind, home }) }
-        const id = yield* withStore(h, (store) =>
-          Effect.gen(function*() {
-            const id = yield* store.create({ cwd: "/p" })
-            yield* store.append(id, turn(1, "hello"))
-            return id
-          }))
+        const id = yield* withStore(h, helloSession)
         execFileSync("mount", ["-o", "remount,ro", home])
         const refused = yield* Effect.flip(withStore(h, (store) => store.open(id)))
         expect(refused._tag).toBe("StoreIOError")
@@ -120,8 +123,7 @@ describe.skipIf(!isRoot).each(stores)("$kind: disk faults", ({ file, full, kind,
       const h: Harness = { store: StoreLayer.layer({ kind, home }) }
       return withStore(h, (store) =>
         Effect.gen(function*() {
-          const id = yield* store.create({ cwd: "/p" })
-          yield* store.append(id, turn(1, "hello"))
+          const id = yield* helloSession(store)
           yield* store.flush(id)
           rmSync(file(home, id))
           yield* store.append(id, stamped(3, [{ type: "turn/end", data: { reason: "completed" } }]))

@@ -1,2 +1,3 @@
 export * as Loopback from "./Loopback.js"
+export * as Processes from "./Processes.js"
 export * as ScenarioRunner from "./ScenarioRunner.js"

@@ -4,7 +4,7 @@
  * the tests, so what a test sets is all the command sees.
  */
 import { execFile } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -71,3 +71,11 @@ export const textScript = (dir: string, replies: ReadonlyArray<string>, name = "
   )
   return file
 }
+
+/** The ids of the sessions in `home`'s JSONL store. */
+export const sessionIds = (home: string): Array<string> =>
+  readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
+
+/** Every line of session `id`'s JSONL log, parsed: the header, then the events. */
+export const logLines = (home: string, id: string) =>
+  readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
