@@ -4,6 +4,7 @@
  * write raw bytes the SDK client would never send.
  */
 import * as acp from "@agentclientprotocol/sdk"
+import { Lines } from "@turnlog/testkit"
 
 export interface Wire {
   readonly agent: acp.Stream
@@ -20,23 +21,10 @@ export const makeWire = (): Wire => {
   const toAgent = new TransformStream<Uint8Array, Uint8Array>()
   const toClient = new TransformStream<Uint8Array, Uint8Array>()
   const frames: Array<unknown> = []
-  const decoder = new TextDecoder()
-  let pending = ""
-  const tapped = toClient.readable.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        pending += decoder.decode(chunk, { stream: true })
-        let newline = pending.indexOf("\n")
-        while (newline >= 0) {
-          const line = pending.slice(0, newline)
-          pending = pending.slice(newline + 1)
-          if (line.trim() !== "") frames.push(JSON.parse(line))
-          newline = pending.indexOf("\n")
-        }
-        controller.enqueue(chunk)
-      },
-    }),
-  )
+  const tapped = toClient.readable.pipeThrough(Lines.tap((line) => {
+    if (line.trim() !== "") frames.push(JSON.parse(line))
+    return true
+  }))
   const writer = toAgent.writable.getWriter()
   const shared = new WritableStream<Uint8Array>({
     write: (chunk) => writer.write(chunk),

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Readable, Writable } from "node:stream"
 import * as acp from "@agentclientprotocol/sdk"
+import { Lines } from "@turnlog/testkit"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
@@ -57,25 +58,14 @@ const startAgent = (model: ReadonlyArray<string>, clientIds: (id: unknown) => bo
   )
   const writer = (Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>).getWriter()
   const foreign: Array<unknown> = []
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  let pending = ""
-  const output = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        pending += decoder.decode(chunk, { stream: true })
-        let newline = pending.indexOf("\n")
-        while (newline >= 0) {
-          const line = pending.slice(0, newline)
-          pending = pending.slice(newline + 1)
-          const frame = JSON.parse(line) as { id?: unknown; method?: unknown }
-          if ("id" in frame && frame.method === undefined && !clientIds(frame.id)) foreign.push(frame)
-          else controller.enqueue(encoder.encode(`${line}\n`))
-          newline = pending.indexOf("\n")
-        }
-      },
-    }),
-  )
+  const output = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(Lines.tap((line) => {
+    const frame = JSON.parse(line) as { id?: unknown; method?: unknown }
+    if ("id" in frame && frame.method === undefined && !clientIds(frame.id)) {
+      foreign.push(frame)
+      return false
+    }
+    return true
+  }))
   const input = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk), close: () => writer.close() })
   return {
     child,
@@ -83,7 +73,7 @@ const startAgent = (model: ReadonlyArray<string>, clientIds: (id: unknown) => bo
     cwd,
     stream: acp.ndJsonStream(input, output),
     foreign,
-    writeRaw: (t) => writer.write(encoder.encode(t)),
+    writeRaw: (t) => writer.write(new TextEncoder().encode(t)),
     exited,
   }
 }

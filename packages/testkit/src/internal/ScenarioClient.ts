@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import * as acp from "@agentclientprotocol/sdk"
+import * as Lines from "../Lines.js"
 import type { Input, PermissionAnswer, Step } from "../Scenario.js"
 
 /** Where the run lives: its workspace, and the session its seed made, if any. */
@@ -29,27 +30,11 @@ export const idOf = (frame: string): unknown => {
  * to the SDK's client — except the answers to raw lines the runner wrote
  * itself (ids in `hidden`), which the client never asked for.
  */
-export const tapLines = (frames: Array<string>, hidden: ReadonlySet<unknown>) => {
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  let pending = ""
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      pending += decoder.decode(chunk, { stream: true })
-      let newline = pending.indexOf("\n")
-      while (newline >= 0) {
-        const line = pending.slice(0, newline)
-        pending = pending.slice(newline + 1)
-        if (line.trim() !== "") frames.push(line)
-        if (hidden.size === 0 || !hidden.has(idOf(line))) controller.enqueue(encoder.encode(`${line}\n`))
-        newline = pending.indexOf("\n")
-      }
-    },
-    flush(controller) {
-      if (pending !== "") controller.enqueue(encoder.encode(pending))
-    },
+export const tapLines = (frames: Array<string>, hidden: ReadonlySet<unknown>) =>
+  Lines.tap((line) => {
+    if (line.trim() !== "") frames.push(line)
+    return hidden.size === 0 || !hidden.has(idOf(line))
   })
-}
 
 const answer = (request: acp.RequestPermissionRequest, choice: PermissionAnswer | undefined): acp.RequestPermissionResponse => {
   if (choice === undefined) throw new Error(`unexpected permission request for ${request.toolCall.title}`)
