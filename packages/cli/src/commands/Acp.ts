@@ -6,6 +6,7 @@
 import { Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { McpServers } from "@turnlog/mcp"
+import { StoreError } from "@turnlog/store"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
@@ -20,6 +21,8 @@ export const acp = (settings: Settings) =>
     const layer = Layers.agentLayer<PermissionBridge.PermissionBridge | CallIds.CallIds>({
       settings,
       choice,
+      // Another process that finds one of our sessions held is told it is open in an editor.
+      program: StoreError.EDITOR_PROGRAM,
       permissions: Layers.permissionsLayer(settings, PermissionBridge.layerPermissions),
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Layers.toolsLayer(settings))),
