@@ -7,18 +7,21 @@
  * session surface an editor uses: list, load, resume, close, the model as a
  * config option, standing permission answers and the `/doctor` command.
  */
-import { statSync } from "node:fs"
-import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
-import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
+import { Duration, Effect, Either, Exit, Option, Runtime } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
-import { SessionId, SessionLog, type TextBlock } from "@turnlog/protocol"
+import { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
+import { requireAbsolute, requireDirectory } from "./internal/Cwd.js"
+import * as Lifetime from "./internal/Lifetime.js"
+import * as PromptTurn from "./internal/PromptTurn.js"
 import { describeRecovery } from "./internal/Recovery.js"
+import * as Rules from "./internal/Rules.js"
+import * as Runner from "./internal/Runner.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
@@ -44,6 +47,12 @@ export interface Options {
    * the first is the default. Without them no option is offered.
    */
   readonly models?: ReadonlyArray<string>
+  /**
+   * How long a session goes without a prompt before it is let go (its lease,
+   * open files, the loop's hold and its MCP servers); its next prompt opens it
+   * again, with whatever another process appended meanwhile. Default 120 s.
+   */
+  readonly idleRelease?: Duration.DurationInput
 }
 
 export const initializeResponse = (version: string): acp.InitializeResponse => ({
@@ -78,41 +87,13 @@ export const make = (options: Options) =>
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
-    /** Runs an Effect for a handler: its typed failure is thrown as the JSON-RPC error. */
-    const run = async <A>(effect: Effect.Effect<A, acp.RequestError>, signal?: AbortSignal): Promise<A> => {
-      const exit = await Runtime.runPromiseExit(runtime)(effect, signal === undefined ? undefined : { signal })
-      if (Exit.isSuccess(exit)) return exit.value
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isSome(failure)) throw failure.value
-      // The editor gets one line; the whole cause (stack included) goes to the log.
-      const squashed = Cause.squash(exit.cause)
-      log(`internal error: ${Cause.pretty(exit.cause)}`)
-      throw new acp.RequestError(-32603, `internal error: ${squashed instanceof Error ? squashed.message : String(squashed)}`)
-    }
+    const run = Runner.make(runtime, log)
+    const idleAfter = Duration.decode(options.idleRelease ?? Duration.seconds(120))
 
     const reportMcp = (servers: ReadonlyArray<acp.McpServer>) => {
       if (servers.length > 0) {
         log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
       }
-    }
-
-    const requireAbsolute = (cwd: string) => {
-      if (!isAbsolute(cwd)) throw Errors.invalidParams(`cwd must be an absolute path, got "${cwd}"`)
-    }
-
-    /** A new session's cwd is where its tools run: it must be a directory that exists. */
-    const requireDirectory = (cwd: string) => {
-      requireAbsolute(cwd)
-      let isDirectory: boolean
-      try {
-        isDirectory = statSync(cwd).isDirectory()
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        throw Errors.invalidParams(
-          code === "ENOENT" ? `cwd ${cwd} does not exist` : `cwd ${cwd} cannot be used (${code ?? String(error)})`,
-        )
-      }
-      if (!isDirectory) throw Errors.invalidParams(`cwd ${cwd} is not a directory`)
     }
 
     /** Attaches the session's permission questions to this client, showing each call as its tool_call did. */
@@ -133,31 +114,7 @@ export const make = (options: Options) =>
         rules,
       )
 
-    /**
-     * Writes the standing answers given during a turn to the session's log, so a
-     * reload keeps them. The loop has no way to log an event between turns, so
-     * they are appended after its last event and the loop then reloads the
-     * session to write on from there.
-     */
-    const saveRules = (id: string) =>
-      Effect.gen(function*() {
-        const rules = yield* bridge.takeNewRules(id)
-        if (rules.length === 0) return
-        const sessionId = SessionId.make(id)
-        const stored = yield* store.read(sessionId)
-        const next = (stored.events.at(-1)?.seq ?? 0) + 1
-        yield* store.append(
-          sessionId,
-          SessionLog.stamp(next, rules.map((data) => ({ type: "permission/rule" as const, data }))),
-        )
-        yield* store.flush(sessionId)
-        const model = chosenModel.get(id)
-        yield* loop.load(sessionId, model === undefined ? undefined : { model })
-      }).pipe(
-        Effect.catchAll((error) =>
-          Effect.sync(() => log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))
-        ),
-      )
+    const saveRules = Rules.saver({ bridge, store, loop, modelOf: (id) => chosenModel.get(id), log })
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
     const app = (): {
@@ -170,6 +127,23 @@ export const make = (options: Options) =>
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
+      const lifetime = Lifetime.make(runtime, {
+        loop,
+        mcpServers,
+        run,
+        log,
+        after: idleAfter,
+        modelOf: (id) => chosenModel.get(id),
+        reopened: async (client, id, loaded) => {
+          for (const line of describeRecovery(id, loaded.recovery)) log(line)
+          const view = sessions.get(id)
+          if (view === undefined) return
+          // Counted, not sent: calls another process made meanwhile are numbered as a reload would number them.
+          callIds.forget(id)
+          Updates.fromHistory(loaded.events, view, callIds.session(id).shown)
+          await run(attach(client, id, view, Updates.rulesOf(loaded.events)))
+        },
+      })
 
       const notify = (client: acp.AgentContext, sessionId: string, update: acp.SessionUpdate) =>
         // A client that went away cannot be told; the turn still ends durably.
@@ -183,35 +157,7 @@ export const make = (options: Options) =>
           ? Effect.void
           : Effect.zipRight(Effect.sync(() => titled.add(id)), notify(client, id, Updates.sessionInfo(title)))
 
-      const runTurn = (client: acp.AgentContext, id: string, view: Updates.View, content: ReadonlyArray<TextBlock>) =>
-        Effect.sync(() => callIds.beginTurn(id)).pipe(
-          // The first prompt of a session names it.
-          Effect.zipRight(sendTitle(client, id, Updates.titleOf(content))),
-          Effect.zipRight(loop.prompt(SessionId.make(id), content).pipe(
-            Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
-              if (update.type === "turn-end") return Effect.succeed({ ...turn, end: update })
-              if (update.type === "retry") {
-                log(
-                  `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
-                )
-              }
-              const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
-              const shown = Updates.fromAgentUpdate(update, view, callIds.session(id).shown)
-              return shown === undefined ? Effect.succeed(next) : Effect.as(notify(client, id, shown), next)
-            }),
-          )),
-          Effect.tap(() => saveRules(id)),
-          Effect.mapError(Errors.fromAgentError),
-          Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
-            const end = turn.end
-            if (end === undefined) return Effect.fail(Errors.turnFailed(undefined))
-            if (end.reason === "error") {
-              log(`session ${id}: turn failed: ${end.failure?.message ?? "no cause reported"}`)
-              return Effect.fail(Errors.turnFailed(end.failure))
-            }
-            return Effect.succeed(Updates.promptResponse(end.reason, turn.usage))
-          }),
-        )
+      const runTurn = PromptTurn.make({ loop, callIds, log, notify, sendTitle, saveRules })
 
       /** session/load (the history replayed first) and session/resume (without it). */
       const open = async (
@@ -221,34 +167,37 @@ export const make = (options: Options) =>
       ) => {
         requireAbsolute(params.cwd)
         if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-        const servers = await mcpServers.start(params.mcpServers ?? [], params.cwd)
-        const loaded = await servers.use(
-          (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
-          () => params.sessionId,
-        )
-        // Opened again, the session talks to the default model.
-        chosenModel.delete(params.sessionId)
-        if (Option.isNone(mcp)) reportMcp(params.mcpServers ?? [])
-        for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
-        const cwd = loaded.header.cwd
-        if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
-        const view: Updates.View = { cwd, tools }
-        callIds.forget(params.sessionId)
-        titled.delete(params.sessionId)
-        // Counted even when not replayed: later calls get ids no earlier call had.
-        const history = Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)
-        if (replay) {
-          for (const update of history) await client.notify("session/update", { sessionId: params.sessionId, update })
-        }
-        await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
-        sessions.set(params.sessionId, view)
-        await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
-        // The client named this session, so it may hear of its commands before the answer,
-        // as it hears the replayed history: nothing is left to write once it has the answer.
-        if (options.doctor !== undefined) {
-          unadvertised.add(params.sessionId)
-          await advertiseNow(client, params.sessionId)
-        }
+        await lifetime.using(params.sessionId, async () => {
+          const servers = await mcpServers.start(params.mcpServers ?? [], params.cwd)
+          const loaded = await servers.use(
+            (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
+            () => params.sessionId,
+          )
+          // Opened again, the session talks to the default model.
+          chosenModel.delete(params.sessionId)
+          if (Option.isNone(mcp)) reportMcp(params.mcpServers ?? [])
+          for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
+          const cwd = loaded.header.cwd
+          if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
+          const view: Updates.View = { cwd, tools }
+          callIds.forget(params.sessionId)
+          titled.delete(params.sessionId)
+          // Counted even when not replayed: later calls get ids no earlier call had.
+          const history = Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)
+          if (replay) {
+            for (const update of history) await client.notify("session/update", { sessionId: params.sessionId, update })
+          }
+          await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
+          sessions.set(params.sessionId, view)
+          await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
+          // The client named this session, so it may hear of its commands before the answer,
+          // as it hears the replayed history: nothing is left to write once it has the answer.
+          if (options.doctor !== undefined) {
+            unadvertised.add(params.sessionId)
+            await advertiseNow(client, params.sessionId)
+          }
+          lifetime.opened(params.sessionId, params.mcpServers ?? [], params.cwd)
+        })
       }
 
       /** The session's slash commands, sent once the client knows the session (after the answer). */
@@ -279,7 +228,10 @@ export const make = (options: Options) =>
           callIds.forget(id)
           titled.delete(id)
           sessions.set(id, view)
-          await run(attach(client, id, view))
+          await lifetime.using(id, async () => {
+            await run(attach(client, id, view))
+            lifetime.opened(id, params.mcpServers, params.cwd)
+          })
           chosenModel.delete(id)
           advertise(client, id)
           return { sessionId: id, ...configOptions(id) }
@@ -303,8 +255,12 @@ export const make = (options: Options) =>
             throw Errors.invalidParams(`model ${JSON.stringify(value)} is not one offered (${models.join(", ")})`)
           }
           if (inFlight.has(id)) throw Errors.busy(id)
-          // The loop takes a session's model when it opens it: opened again, on the chosen route.
-          await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+          // The loop takes a session's model when it opens it: opened again, on the chosen route
+          // (one let go is opened on it by its next prompt).
+          await lifetime.using(id, async () => {
+            if (lifetime.isReleased(id)) return
+            await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+          })
           if (value === models[0]) chosenModel.delete(id)
           else chosenModel.set(id, value)
           return { configOptions: ModelOption.options(models, value) }
@@ -326,13 +282,14 @@ export const make = (options: Options) =>
           // A prompt in flight ends as cancelled (and is answered) before the session is let go.
           await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
           await inFlight.get(id)
+          await lifetime.closed(id)
           sessions.delete(id)
           titled.delete(id)
           callIds.forget(id)
           await mcpServers.close(id)
           await run(
             bridge.detach(id).pipe(
-              Effect.zipRight(store.release(SessionId.make(id))),
+              Effect.zipRight(loop.release(SessionId.make(id))),
               Effect.mapError(Errors.fromAgentError),
             ),
           )
@@ -348,36 +305,40 @@ export const make = (options: Options) =>
           if (inFlight.has(id)) throw Errors.busy(id)
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
-          if (options.doctor !== undefined && Commands.isDoctor(content.right)) {
-            const report = options.doctor(await run(store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError))))
-            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
-            return { stopReason: "end_turn" }
-          }
-          if (options.doctor !== undefined && Commands.isCompact(content.right)) {
-            const text = await run(loop.compact(SessionId.make(id)).pipe(
-              Effect.map(Commands.compacted),
-              Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
-              Effect.mapError(Errors.fromAgentError),
-            ))
-            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
-            return { stopReason: "end_turn" }
-          }
-          await advertiseNow(client, id)
-          for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
-          // A request cancelled by the client (or a closed connection) cancels the turn,
-          // which then ends durably as cancelled.
-          const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
-          signal.addEventListener("abort", onAbort, { once: true })
-          const turn = run(runTurn(client, id, view, content.right))
-          const settled = turn.catch(() => undefined)
-          inFlight.set(id, settled)
-          try {
-            return await turn
-          } finally {
-            inFlight.delete(id)
-            if (cancelling.get(id) === settled) cancelling.delete(id)
-            signal.removeEventListener("abort", onAbort)
-          }
+          return lifetime.using(id, async () => {
+            if (options.doctor !== undefined && Commands.isDoctor(content.right)) {
+              const report = options.doctor(await run(store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError))))
+              await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
+              return { stopReason: "end_turn" }
+            }
+            // Let go while unused: opened again, with whatever another process appended meanwhile.
+            await lifetime.ensureOpen(client, id)
+            if (options.doctor !== undefined && Commands.isCompact(content.right)) {
+              const text = await run(loop.compact(SessionId.make(id)).pipe(
+                Effect.map(Commands.compacted),
+                Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
+                Effect.mapError(Errors.fromAgentError),
+              ))
+              await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
+              return { stopReason: "end_turn" }
+            }
+            await advertiseNow(client, id)
+            for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
+            // A request cancelled by the client (or a closed connection) cancels the turn,
+            // which then ends durably as cancelled.
+            const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
+            signal.addEventListener("abort", onAbort, { once: true })
+            const turn = run(runTurn(client, id, view, content.right))
+            const settled = turn.catch(() => undefined)
+            inFlight.set(id, settled)
+            try {
+              return await turn
+            } finally {
+              inFlight.delete(id)
+              if (cancelling.get(id) === settled) cancelling.delete(id)
+              signal.removeEventListener("abort", onAbort)
+            }
+          })
         })
         .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
           if (!sessions.has(params.sessionId)) {
@@ -391,6 +352,7 @@ export const make = (options: Options) =>
 
       const drained = async () => {
         await Promise.all([...inFlight.values()])
+        await lifetime.shutdown()
         await mcpServers.closeAll()
         await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }

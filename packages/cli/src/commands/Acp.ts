@@ -3,7 +3,7 @@
  * frames; every note goes to stderr. Permissions are asked of the editor
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { McpServers } from "@turnlog/mcp"
 import { StoreError } from "@turnlog/store"
@@ -36,6 +36,7 @@ export const acp = (settings: Settings) =>
       version: VERSION,
       doctor: (session) => Doctor.render(Doctor.diagnose(session)),
       models,
+      idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
     })
     yield* Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
   })
