@@ -18,7 +18,7 @@ import { makeWire } from "./wire.js"
 /** Each call plays its chunks; `hang` ones then stay open until the turn is cancelled. */
 export type Call = { readonly chunks: ReadonlyArray<StreamChunk>; readonly hang?: boolean }
 
-const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
+export const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
   Layer.effect(
     LlmAdapter.LlmAdapter,
     Effect.map(Ref.make(0), (n) => ({
