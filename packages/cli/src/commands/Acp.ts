@@ -38,8 +38,30 @@ export const acp = (settings: Settings) =>
       models,
       idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
     })
-    yield* Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+    const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+    yield* Effect.scoped(Effect.zipRight(onMemorySignal, serving))
   })
+
+/**
+ * `kill -USR2 <pid>` asks the agent for one line on stderr with its memory:
+ * the heap in use — after a full collection when node runs with `--expose-gc`
+ * — and the resident size. stdout stays the protocol's.
+ */
+const onMemorySignal = Effect.acquireRelease(
+  Effect.sync(() => {
+    const report = () => {
+      const gc = (globalThis as { readonly gc?: () => void }).gc
+      gc?.()
+      const memory = process.memoryUsage()
+      process.stderr.write(
+        `turnlog: memory: heap used ${memory.heapUsed} bytes${gc === undefined ? "" : " after a full collection"}, resident ${memory.rss} bytes\n`,
+      )
+    }
+    process.on("SIGUSR2", report)
+    return report
+  }),
+  (report) => Effect.sync(() => void process.off("SIGUSR2", report)),
+)
 
 /**
  * The models an editor may switch a session to: the one chosen (the default),
