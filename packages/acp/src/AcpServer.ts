@@ -5,7 +5,9 @@
  * before the request that caused it is answered. A bad request gets a JSON-RPC
  * error and the connection keeps serving. Besides prompts it serves the
  * session surface an editor uses: list, load, resume, close, the model as a
- * config option, standing permission answers and the `/doctor` command.
+ * config option, standing permission answers and the `/doctor` command. A
+ * session no prompt uses for a while is let go and opened again by its next
+ * prompt (`internal/Lifetime.ts`); the pieces of a request live in `internal/`.
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { Duration, Effect, Either, Exit, Option, Runtime } from "effect"
@@ -17,55 +19,25 @@ import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
 import { requireAbsolute, requireDirectory } from "./internal/Cwd.js"
+import * as Advertise from "./internal/Advertise.js"
+import * as Attach from "./internal/Attach.js"
 import * as Lifetime from "./internal/Lifetime.js"
+import * as Open from "./internal/Open.js"
 import * as PromptTurn from "./internal/PromptTurn.js"
-import { describeRecovery } from "./internal/Recovery.js"
 import * as Rules from "./internal/Rules.js"
 import * as Runner from "./internal/Runner.js"
+import * as Slash from "./internal/Slash.js"
+import * as Titles from "./internal/Titles.js"
+import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
-import { PermissionBridge, type Rule } from "./PermissionBridge.js"
+import { PermissionBridge } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
 
-export const PROTOCOL_VERSION = 1
-
-export interface Options {
-  /** Reported as `agentInfo.version`. */
-  readonly version: string
-  /** Where diagnostics go, one line each (default stderr: stdout is the protocol). */
-  readonly log?: (line: string) => void
-  /**
-   * The `/doctor` command: a report on a stored session's replay health (the
-   * command line's doctor, handed in by the caller). Without it no command is offered.
-   */
-  readonly doctor?: (session: SessionStore.LoadedSession) => string
-  /**
-   * The model routes a session may switch between (a session config option);
-   * the first is the default. Without them no option is offered.
-   */
-  readonly models?: ReadonlyArray<string>
-  /**
-   * How long a session goes without a prompt before it is let go (its lease,
-   * open files, the loop's hold and its MCP servers); its next prompt opens it
-   * again, with whatever another process appended meanwhile. Default 120 s.
-   */
-  readonly idleRelease?: Duration.DurationInput
-}
-
-export const initializeResponse = (version: string): acp.InitializeResponse => ({
-  protocolVersion: PROTOCOL_VERSION,
-  agentInfo: { name: "turnlog", version },
-  agentCapabilities: {
-    loadSession: true,
-    promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    sessionCapabilities: { list: {}, close: {}, resume: {} },
-    mcpCapabilities: { http: true, sse: true },
-  },
-  authMethods: [],
-})
+export { initializeResponse, type Options, PROTOCOL_VERSION } from "./internal/ServerOptions.js"
 
 const stderrLog = (line: string) => {
   process.stderr.write(`turnlog: ${line}\n`)
@@ -88,32 +60,14 @@ export const make = (options: Options) =>
     const log = options.log ?? stderrLog
 
     const run = Runner.make(runtime, log)
+    const runPromise = Runtime.runPromise(runtime)
     const idleAfter = Duration.decode(options.idleRelease ?? Duration.seconds(120))
 
     const reportMcp = (servers: ReadonlyArray<acp.McpServer>) => {
-      if (servers.length > 0) {
-        log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
-      }
+      if (Option.isNone(mcp) && servers.length > 0) log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
     }
 
-    /** Attaches the session's permission questions to this client, showing each call as its tool_call did. */
-    const attach = (
-      client: acp.AgentContext,
-      id: string,
-      view: Updates.View,
-      rules: ReadonlyArray<Rule> = [],
-    ) =>
-      bridge.attach(
-        id,
-        client,
-        (question) =>
-          Updates.describe(view, callIds.session(id).prepared.latest(question.callId), {
-            name: question.tool,
-            arguments: typeof question.input === "string" ? question.input : JSON.stringify(question.input) ?? "",
-          }),
-        rules,
-      )
-
+    const attach = Attach.attacher(bridge, callIds)
     const saveRules = Rules.saver({ bridge, store, loop, modelOf: (id) => chosenModel.get(id), log })
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
@@ -128,91 +82,48 @@ export const make = (options: Options) =>
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
       const lifetime = Lifetime.make(runtime, {
-        loop,
-        mcpServers,
-        run,
-        log,
-        after: idleAfter,
+        loop, mcpServers, run, log, after: idleAfter,
         modelOf: (id) => chosenModel.get(id),
-        reopened: async (client, id, loaded) => {
-          for (const line of describeRecovery(id, loaded.recovery)) log(line)
-          const view = sessions.get(id)
-          if (view === undefined) return
-          // Counted, not sent: calls another process made meanwhile are numbered as a reload would number them.
-          callIds.forget(id)
-          Updates.fromHistory(loaded.events, view, callIds.session(id).shown)
-          await run(attach(client, id, view, Updates.rulesOf(loaded.events)))
-        },
+        reopened: Open.reopened({ sessions, callIds, attach, log, run }),
       })
 
-      const notify = (client: acp.AgentContext, sessionId: string, update: acp.SessionUpdate) =>
-        // A client that went away cannot be told; the turn still ends durably.
-        Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined))
-
+      const notify = Titles.notify
       // Sessions whose title the client was sent (session_info_update).
       const titled = new Set<string>()
-
-      const sendTitle = (client: acp.AgentContext, id: string, title: string) =>
-        title === "" || titled.has(id)
-          ? Effect.void
-          : Effect.zipRight(Effect.sync(() => titled.add(id)), notify(client, id, Updates.sessionInfo(title)))
+      const sendTitle = Titles.sender(titled)
 
       const runTurn = PromptTurn.make({ loop, callIds, log, notify, sendTitle, saveRules })
+      const slash = Slash.make({ doctor: options.doctor, store, loop, run, notify })
 
-      /** session/load (the history replayed first) and session/resume (without it). */
-      const open = async (
-        client: acp.AgentContext,
-        params: { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> },
-        replay: boolean,
-      ) => {
-        requireAbsolute(params.cwd)
-        if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-        await lifetime.using(params.sessionId, async () => {
-          const servers = await mcpServers.start(params.mcpServers ?? [], params.cwd)
-          const loaded = await servers.use(
-            (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
-            () => params.sessionId,
-          )
+      const { advertise, advertiseNow, unadvertised } = Advertise.make(options.doctor !== undefined, (client, id) =>
+        runPromise(notify(client, id, Commands.available)))
+
+      const open = Open.make({
+        loop,
+        run,
+        log,
+        tools,
+        callIds,
+        mcpServers,
+        lifetime,
+        attach,
+        sendTitle,
+        sessions,
+        inFlight,
+        forget: (id) => {
           // Opened again, the session talks to the default model.
-          chosenModel.delete(params.sessionId)
-          if (Option.isNone(mcp)) reportMcp(params.mcpServers ?? [])
-          for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
-          const cwd = loaded.header.cwd
-          if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
-          const view: Updates.View = { cwd, tools }
-          callIds.forget(params.sessionId)
-          titled.delete(params.sessionId)
-          // Counted even when not replayed: later calls get ids no earlier call had.
-          const history = Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)
-          if (replay) {
-            for (const update of history) await client.notify("session/update", { sessionId: params.sessionId, update })
-          }
-          await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
-          sessions.set(params.sessionId, view)
-          await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
-          // The client named this session, so it may hear of its commands before the answer,
-          // as it hears the replayed history: nothing is left to write once it has the answer.
-          if (options.doctor !== undefined) {
-            unadvertised.add(params.sessionId)
-            await advertiseNow(client, params.sessionId)
-          }
-          lifetime.opened(params.sessionId, params.mcpServers ?? [], params.cwd)
-        })
-      }
-
-      /** The session's slash commands, sent once the client knows the session (after the answer). */
-      const advertise = (client: acp.AgentContext, id: string) => {
-        if (options.doctor === undefined) return
-        unadvertised.add(id)
-        setImmediate(() => void advertiseNow(client, id))
-      }
-      // Sessions whose commands are not sent yet. A prompt that arrives first sends
-      // them before anything of its own, so the order a client sees never varies.
-      const unadvertised = new Set<string>()
-      const advertiseNow = async (client: acp.AgentContext, id: string) => {
-        if (!unadvertised.delete(id)) return
-        await Runtime.runPromise(runtime)(notify(client, id, Commands.available))
-      }
+          chosenModel.delete(id)
+          titled.delete(id)
+        },
+        noteMcp: reportMcp,
+        // The client named this session, so it may hear of its commands before the answer,
+        // as it hears the replayed history: nothing is left to write once it has the answer.
+        announce: async (client, id) => {
+          if (options.doctor === undefined) return
+          unadvertised.add(id)
+          await advertiseNow(client, id)
+        },
+      })
 
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
@@ -223,7 +134,7 @@ export const make = (options: Options) =>
             (tools) => run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))),
             (id) => id,
           )
-          if (Option.isNone(mcp)) reportMcp(params.mcpServers)
+          reportMcp(params.mcpServers)
           const view: Updates.View = { cwd: params.cwd, tools }
           callIds.forget(id)
           titled.delete(id)
@@ -280,7 +191,7 @@ export const make = (options: Options) =>
           const id = params.sessionId
           if (!sessions.has(id)) throw Errors.unknownSession(id)
           // A prompt in flight ends as cancelled (and is answered) before the session is let go.
-          await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
+          await runPromise(loop.cancel(SessionId.make(id)))
           await inFlight.get(id)
           await lifetime.closed(id)
           sessions.delete(id)
@@ -306,27 +217,15 @@ export const make = (options: Options) =>
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
           return lifetime.using(id, async () => {
-            if (options.doctor !== undefined && Commands.isDoctor(content.right)) {
-              const report = options.doctor(await run(store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError))))
-              await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
-              return { stopReason: "end_turn" }
-            }
+            const command = await slash(client, id, content.right, () => lifetime.ensureOpen(client, id))
+            if (command !== undefined) return command
             // Let go while unused: opened again, with whatever another process appended meanwhile.
             await lifetime.ensureOpen(client, id)
-            if (options.doctor !== undefined && Commands.isCompact(content.right)) {
-              const text = await run(loop.compact(SessionId.make(id)).pipe(
-                Effect.map(Commands.compacted),
-                Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
-                Effect.mapError(Errors.fromAgentError),
-              ))
-              await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
-              return { stopReason: "end_turn" }
-            }
             await advertiseNow(client, id)
             for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
             // A request cancelled by the client (or a closed connection) cancels the turn,
             // which then ends durably as cancelled.
-            const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
+            const onAbort = () => void runPromise(loop.cancel(SessionId.make(id)))
             signal.addEventListener("abort", onAbort, { once: true })
             const turn = run(runTurn(client, id, view, content.right))
             const settled = turn.catch(() => undefined)
@@ -347,20 +246,20 @@ export const make = (options: Options) =>
           }
           const turn = inFlight.get(params.sessionId)
           if (turn !== undefined) cancelling.set(params.sessionId, turn)
-          await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(params.sessionId)))
+          await runPromise(loop.cancel(SessionId.make(params.sessionId)))
         })
 
       const drained = async () => {
         await Promise.all([...inFlight.values()])
         await lifetime.shutdown()
         await mcpServers.closeAll()
-        await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
+        await runPromise(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }
       /** Cancels every prompt in flight and waits until each has ended (durably) and been answered. */
       const cancelAll = async () => {
         const running = [...inFlight.keys()]
         if (running.length > 0) log(`stopping: cancelling the prompt${running.length === 1 ? "" : "s"} in flight`)
-        await Runtime.runPromise(runtime)(
+        await runPromise(
           Effect.forEach(running, (id) => loop.cancel(SessionId.make(id)), { concurrency: "unbounded" }),
         )
         await Promise.all([...inFlight.values()])
