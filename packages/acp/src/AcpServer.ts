@@ -5,58 +5,39 @@
  * before the request that caused it is answered. A bad request gets a JSON-RPC
  * error and the connection keeps serving. Besides prompts it serves the
  * session surface an editor uses: list, load, resume, close, the model as a
- * config option, standing permission answers and the `/doctor` command.
+ * config option, standing permission answers and the `/doctor` command. A
+ * session no prompt uses for a while is let go and opened again by its next
+ * prompt (`internal/Lifetime.ts`); the pieces of a request live in `internal/`.
  */
-import { statSync } from "node:fs"
-import { isAbsolute } from "node:path"
 import * as acp from "@agentclientprotocol/sdk"
-import { Cause, Effect, Either, Exit, Option, Runtime, Stream } from "effect"
+import { Duration, Effect, Either, Exit, Option, Runtime } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
-import { SessionId, SessionLog, type TextBlock } from "@turnlog/protocol"
+import { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
 import * as Errors from "./Errors.js"
-import { describeRecovery } from "./internal/Recovery.js"
+import { requireAbsolute, requireDirectory } from "./internal/Cwd.js"
+import * as Advertise from "./internal/Advertise.js"
+import * as Attach from "./internal/Attach.js"
+import * as Lifetime from "./internal/Lifetime.js"
+import * as Open from "./internal/Open.js"
+import * as PromptTurn from "./internal/PromptTurn.js"
+import * as Rules from "./internal/Rules.js"
+import * as Runner from "./internal/Runner.js"
+import * as Slash from "./internal/Slash.js"
+import * as Titles from "./internal/Titles.js"
+import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
-import { PermissionBridge, type Rule } from "./PermissionBridge.js"
+import { PermissionBridge } from "./PermissionBridge.js"
 import { toUserContent } from "./PromptContent.js"
 import * as Updates from "./Updates.js"
 
-export const PROTOCOL_VERSION = 1
-
-export interface Options {
-  /** Reported as `agentInfo.version`. */
-  readonly version: string
-  /** Where diagnostics go, one line each (default stderr: stdout is the protocol). */
-  readonly log?: (line: string) => void
-  /**
-   * The `/doctor` command: a report on a stored session's replay health (the
-   * command line's doctor, handed in by the caller). Without it no command is offered.
-   */
-  readonly doctor?: (session: SessionStore.LoadedSession) => string
-  /**
-   * The model routes a session may switch between (a session config option);
-   * the first is the default. Without them no option is offered.
-   */
-  readonly models?: ReadonlyArray<string>
-}
-
-export const initializeResponse = (version: string): acp.InitializeResponse => ({
-  protocolVersion: PROTOCOL_VERSION,
-  agentInfo: { name: "turnlog", version },
-  agentCapabilities: {
-    loadSession: true,
-    promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    sessionCapabilities: { list: {}, close: {}, resume: {} },
-    mcpCapabilities: { http: true, sse: true },
-  },
-  authMethods: [],
-})
+export { initializeResponse, type Options, PROTOCOL_VERSION } from "./internal/ServerOptions.js"
 
 const stderrLog = (line: string) => {
   process.stderr.write(`turnlog: ${line}\n`)
@@ -78,86 +59,16 @@ export const make = (options: Options) =>
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
 
-    /** Runs an Effect for a handler: its typed failure is thrown as the JSON-RPC error. */
-    const run = async <A>(effect: Effect.Effect<A, acp.RequestError>, signal?: AbortSignal): Promise<A> => {
-      const exit = await Runtime.runPromiseExit(runtime)(effect, signal === undefined ? undefined : { signal })
-      if (Exit.isSuccess(exit)) return exit.value
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isSome(failure)) throw failure.value
-      // The editor gets one line; the whole cause (stack included) goes to the log.
-      const squashed = Cause.squash(exit.cause)
-      log(`internal error: ${Cause.pretty(exit.cause)}`)
-      throw new acp.RequestError(-32603, `internal error: ${squashed instanceof Error ? squashed.message : String(squashed)}`)
-    }
+    const run = Runner.make(runtime, log)
+    const runPromise = Runtime.runPromise(runtime)
+    const idleAfter = Duration.decode(options.idleRelease ?? Duration.seconds(120))
 
     const reportMcp = (servers: ReadonlyArray<acp.McpServer>) => {
-      if (servers.length > 0) {
-        log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
-      }
+      if (Option.isNone(mcp) && servers.length > 0) log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
     }
 
-    const requireAbsolute = (cwd: string) => {
-      if (!isAbsolute(cwd)) throw Errors.invalidParams(`cwd must be an absolute path, got "${cwd}"`)
-    }
-
-    /** A new session's cwd is where its tools run: it must be a directory that exists. */
-    const requireDirectory = (cwd: string) => {
-      requireAbsolute(cwd)
-      let isDirectory: boolean
-      try {
-        isDirectory = statSync(cwd).isDirectory()
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        throw Errors.invalidParams(
-          code === "ENOENT" ? `cwd ${cwd} does not exist` : `cwd ${cwd} cannot be used (${code ?? String(error)})`,
-        )
-      }
-      if (!isDirectory) throw Errors.invalidParams(`cwd ${cwd} is not a directory`)
-    }
-
-    /** Attaches the session's permission questions to this client, showing each call as its tool_call did. */
-    const attach = (
-      client: acp.AgentContext,
-      id: string,
-      view: Updates.View,
-      rules: ReadonlyArray<Rule> = [],
-    ) =>
-      bridge.attach(
-        id,
-        client,
-        (question) =>
-          Updates.describe(view, callIds.session(id).prepared.latest(question.callId), {
-            name: question.tool,
-            arguments: typeof question.input === "string" ? question.input : JSON.stringify(question.input) ?? "",
-          }),
-        rules,
-      )
-
-    /**
-     * Writes the standing answers given during a turn to the session's log, so a
-     * reload keeps them. The loop has no way to log an event between turns, so
-     * they are appended after its last event and the loop then reloads the
-     * session to write on from there.
-     */
-    const saveRules = (id: string) =>
-      Effect.gen(function*() {
-        const rules = yield* bridge.takeNewRules(id)
-        if (rules.length === 0) return
-        const sessionId = SessionId.make(id)
-        const stored = yield* store.read(sessionId)
-        const next = (stored.events.at(-1)?.seq ?? 0) + 1
-        yield* store.append(
-          sessionId,
-          SessionLog.stamp(next, rules.map((data) => ({ type: "permission/rule" as const, data }))),
-        )
-        yield* store.flush(sessionId)
-        const model = chosenModel.get(id)
-        yield* loop.load(sessionId, model === undefined ? undefined : { model })
-      }).pipe(
-        Effect.catchAll((error) =>
-          Effect.sync(() => log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))
-        ),
-      )
+    const attach = Attach.attacher(bridge, callIds)
+    const saveRules = Rules.saver({ bridge, store, loop, modelOf: (id) => chosenModel.get(id), log })
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
     const app = (): {
@@ -170,100 +81,49 @@ export const make = (options: Options) =>
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
+      const lifetime = Lifetime.make(runtime, {
+        loop, mcpServers, run, log, after: idleAfter,
+        modelOf: (id) => chosenModel.get(id),
+        reopened: Open.reopened({ sessions, callIds, attach, log, run }),
+      })
 
-      const notify = (client: acp.AgentContext, sessionId: string, update: acp.SessionUpdate) =>
-        // A client that went away cannot be told; the turn still ends durably.
-        Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined))
-
+      const notify = Titles.notify
       // Sessions whose title the client was sent (session_info_update).
       const titled = new Set<string>()
+      const sendTitle = Titles.sender(titled)
 
-      const sendTitle = (client: acp.AgentContext, id: string, title: string) =>
-        title === "" || titled.has(id)
-          ? Effect.void
-          : Effect.zipRight(Effect.sync(() => titled.add(id)), notify(client, id, Updates.sessionInfo(title)))
+      const runTurn = PromptTurn.make({ loop, callIds, log, notify, sendTitle, saveRules })
+      const slash = Slash.make({ doctor: options.doctor, store, loop, run, notify })
 
-      const runTurn = (client: acp.AgentContext, id: string, view: Updates.View, content: ReadonlyArray<TextBlock>) =>
-        Effect.sync(() => callIds.beginTurn(id)).pipe(
-          // The first prompt of a session names it.
-          Effect.zipRight(sendTitle(client, id, Updates.titleOf(content))),
-          Effect.zipRight(loop.prompt(SessionId.make(id), content).pipe(
-            Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
-              if (update.type === "turn-end") return Effect.succeed({ ...turn, end: update })
-              if (update.type === "retry") {
-                log(
-                  `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
-                )
-              }
-              const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
-              const shown = Updates.fromAgentUpdate(update, view, callIds.session(id).shown)
-              return shown === undefined ? Effect.succeed(next) : Effect.as(notify(client, id, shown), next)
-            }),
-          )),
-          Effect.tap(() => saveRules(id)),
-          Effect.mapError(Errors.fromAgentError),
-          Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
-            const end = turn.end
-            if (end === undefined) return Effect.fail(Errors.turnFailed(undefined))
-            if (end.reason === "error") {
-              log(`session ${id}: turn failed: ${end.failure?.message ?? "no cause reported"}`)
-              return Effect.fail(Errors.turnFailed(end.failure))
-            }
-            return Effect.succeed(Updates.promptResponse(end.reason, turn.usage))
-          }),
-        )
+      const { advertise, advertiseNow, unadvertised } = Advertise.make(options.doctor !== undefined, (client, id) =>
+        runPromise(notify(client, id, Commands.available)))
 
-      /** session/load (the history replayed first) and session/resume (without it). */
-      const open = async (
-        client: acp.AgentContext,
-        params: { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> },
-        replay: boolean,
-      ) => {
-        requireAbsolute(params.cwd)
-        if (inFlight.has(params.sessionId)) throw Errors.busy(params.sessionId)
-        const servers = await mcpServers.start(params.mcpServers ?? [], params.cwd)
-        const loaded = await servers.use(
-          (tools) => run(loop.load(SessionId.make(params.sessionId), tools).pipe(Effect.mapError(Errors.fromAgentError))),
-          () => params.sessionId,
-        )
-        // Opened again, the session talks to the default model.
-        chosenModel.delete(params.sessionId)
-        if (Option.isNone(mcp)) reportMcp(params.mcpServers ?? [])
-        for (const line of describeRecovery(params.sessionId, loaded.recovery)) log(line)
-        const cwd = loaded.header.cwd
-        if (cwd !== params.cwd) log(`session ${params.sessionId} runs in ${cwd}, its cwd when it was created`)
-        const view: Updates.View = { cwd, tools }
-        callIds.forget(params.sessionId)
-        titled.delete(params.sessionId)
-        // Counted even when not replayed: later calls get ids no earlier call had.
-        const history = Updates.fromHistory(loaded.events, view, callIds.session(params.sessionId).shown)
-        if (replay) {
-          for (const update of history) await client.notify("session/update", { sessionId: params.sessionId, update })
-        }
-        await run(sendTitle(client, params.sessionId, loaded.header.title ?? Updates.historyTitle(loaded.events)))
-        sessions.set(params.sessionId, view)
-        await run(attach(client, params.sessionId, view, Updates.rulesOf(loaded.events)))
+      const open = Open.make({
+        loop,
+        run,
+        log,
+        tools,
+        callIds,
+        mcpServers,
+        lifetime,
+        attach,
+        sendTitle,
+        sessions,
+        inFlight,
+        forget: (id) => {
+          // Opened again, the session talks to the default model.
+          chosenModel.delete(id)
+          titled.delete(id)
+        },
+        noteMcp: reportMcp,
         // The client named this session, so it may hear of its commands before the answer,
         // as it hears the replayed history: nothing is left to write once it has the answer.
-        if (options.doctor !== undefined) {
-          unadvertised.add(params.sessionId)
-          await advertiseNow(client, params.sessionId)
-        }
-      }
-
-      /** The session's slash commands, sent once the client knows the session (after the answer). */
-      const advertise = (client: acp.AgentContext, id: string) => {
-        if (options.doctor === undefined) return
-        unadvertised.add(id)
-        setImmediate(() => void advertiseNow(client, id))
-      }
-      // Sessions whose commands are not sent yet. A prompt that arrives first sends
-      // them before anything of its own, so the order a client sees never varies.
-      const unadvertised = new Set<string>()
-      const advertiseNow = async (client: acp.AgentContext, id: string) => {
-        if (!unadvertised.delete(id)) return
-        await Runtime.runPromise(runtime)(notify(client, id, Commands.available))
-      }
+        announce: async (client, id) => {
+          if (options.doctor === undefined) return
+          unadvertised.add(id)
+          await advertiseNow(client, id)
+        },
+      })
 
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
@@ -274,12 +134,15 @@ export const make = (options: Options) =>
             (tools) => run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))),
             (id) => id,
           )
-          if (Option.isNone(mcp)) reportMcp(params.mcpServers)
+          reportMcp(params.mcpServers)
           const view: Updates.View = { cwd: params.cwd, tools }
           callIds.forget(id)
           titled.delete(id)
           sessions.set(id, view)
-          await run(attach(client, id, view))
+          await lifetime.using(id, async () => {
+            await run(attach(client, id, view))
+            lifetime.opened(id, params.mcpServers, params.cwd)
+          })
           chosenModel.delete(id)
           advertise(client, id)
           return { sessionId: id, ...configOptions(id) }
@@ -303,8 +166,12 @@ export const make = (options: Options) =>
             throw Errors.invalidParams(`model ${JSON.stringify(value)} is not one offered (${models.join(", ")})`)
           }
           if (inFlight.has(id)) throw Errors.busy(id)
-          // The loop takes a session's model when it opens it: opened again, on the chosen route.
-          await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+          // The loop takes a session's model when it opens it: opened again, on the chosen route
+          // (one let go is opened on it by its next prompt).
+          await lifetime.using(id, async () => {
+            if (lifetime.isReleased(id)) return
+            await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+          })
           if (value === models[0]) chosenModel.delete(id)
           else chosenModel.set(id, value)
           return { configOptions: ModelOption.options(models, value) }
@@ -324,15 +191,16 @@ export const make = (options: Options) =>
           const id = params.sessionId
           if (!sessions.has(id)) throw Errors.unknownSession(id)
           // A prompt in flight ends as cancelled (and is answered) before the session is let go.
-          await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
+          await runPromise(loop.cancel(SessionId.make(id)))
           await inFlight.get(id)
+          await lifetime.closed(id)
           sessions.delete(id)
           titled.delete(id)
           callIds.forget(id)
           await mcpServers.close(id)
           await run(
             bridge.detach(id).pipe(
-              Effect.zipRight(store.release(SessionId.make(id))),
+              Effect.zipRight(loop.release(SessionId.make(id))),
               Effect.mapError(Errors.fromAgentError),
             ),
           )
@@ -348,36 +216,28 @@ export const make = (options: Options) =>
           if (inFlight.has(id)) throw Errors.busy(id)
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
-          if (options.doctor !== undefined && Commands.isDoctor(content.right)) {
-            const report = options.doctor(await run(store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError))))
-            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: report } }))
-            return { stopReason: "end_turn" }
-          }
-          if (options.doctor !== undefined && Commands.isCompact(content.right)) {
-            const text = await run(loop.compact(SessionId.make(id)).pipe(
-              Effect.map(Commands.compacted),
-              Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
-              Effect.mapError(Errors.fromAgentError),
-            ))
-            await run(notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
-            return { stopReason: "end_turn" }
-          }
-          await advertiseNow(client, id)
-          for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
-          // A request cancelled by the client (or a closed connection) cancels the turn,
-          // which then ends durably as cancelled.
-          const onAbort = () => void Runtime.runPromise(runtime)(loop.cancel(SessionId.make(id)))
-          signal.addEventListener("abort", onAbort, { once: true })
-          const turn = run(runTurn(client, id, view, content.right))
-          const settled = turn.catch(() => undefined)
-          inFlight.set(id, settled)
-          try {
-            return await turn
-          } finally {
-            inFlight.delete(id)
-            if (cancelling.get(id) === settled) cancelling.delete(id)
-            signal.removeEventListener("abort", onAbort)
-          }
+          return lifetime.using(id, async () => {
+            const command = await slash(client, id, content.right, () => lifetime.ensureOpen(client, id))
+            if (command !== undefined) return command
+            // Let go while unused: opened again, with whatever another process appended meanwhile.
+            await lifetime.ensureOpen(client, id)
+            await advertiseNow(client, id)
+            for (const update of mcpServers.notices(id)) await client.notify("session/update", { sessionId: id, update })
+            // A request cancelled by the client (or a closed connection) cancels the turn,
+            // which then ends durably as cancelled.
+            const onAbort = () => void runPromise(loop.cancel(SessionId.make(id)))
+            signal.addEventListener("abort", onAbort, { once: true })
+            const turn = run(runTurn(client, id, view, content.right))
+            const settled = turn.catch(() => undefined)
+            inFlight.set(id, settled)
+            try {
+              return await turn
+            } finally {
+              inFlight.delete(id)
+              if (cancelling.get(id) === settled) cancelling.delete(id)
+              signal.removeEventListener("abort", onAbort)
+            }
+          })
         })
         .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
           if (!sessions.has(params.sessionId)) {
@@ -386,19 +246,20 @@ export const make = (options: Options) =>
           }
           const turn = inFlight.get(params.sessionId)
           if (turn !== undefined) cancelling.set(params.sessionId, turn)
-          await Runtime.runPromise(runtime)(loop.cancel(SessionId.make(params.sessionId)))
+          await runPromise(loop.cancel(SessionId.make(params.sessionId)))
         })
 
       const drained = async () => {
         await Promise.all([...inFlight.values()])
+        await lifetime.shutdown()
         await mcpServers.closeAll()
-        await Runtime.runPromise(runtime)(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
+        await runPromise(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
       }
       /** Cancels every prompt in flight and waits until each has ended (durably) and been answered. */
       const cancelAll = async () => {
         const running = [...inFlight.keys()]
         if (running.length > 0) log(`stopping: cancelling the prompt${running.length === 1 ? "" : "s"} in flight`)
-        await Runtime.runPromise(runtime)(
+        await runPromise(
           Effect.forEach(running, (id) => loop.cancel(SessionId.make(id)), { concurrency: "unbounded" }),
         )
         await Promise.all([...inFlight.values()])

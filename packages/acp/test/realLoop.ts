@@ -18,7 +18,7 @@ import { makeWire } from "./wire.js"
 /** Each call plays its chunks; `stall` ones then stay open until the turn is cancelled. */
 export type Call = Scripted.ScriptedCall
 
-const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
+export const scripted = (calls: ReadonlyArray<Call>, modelInfo?: LlmAdapter.ModelInfo) =>
   Scripted.layerScripted(calls, modelInfo === undefined ? {} : { modelInfo })
 
 export const text = (index: number, value: string): Array<StreamChunk> => [

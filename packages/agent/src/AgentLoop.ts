@@ -11,69 +11,23 @@
  * in the log.
  */
 import * as path from "node:path"
-import { Context, Data, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
+import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import type { ContentBlock, Failure, SessionId, SessionLog, Usage } from "@turnlog/protocol"
-import { SessionStore, type StoreError } from "@turnlog/store"
+import type { ContentBlock, SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
+import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
 import * as Journal from "./internal/Journal.js"
+import { type Config, parseModel, turnConfig } from "./internal/LoopConfig.js"
+import { type AgentError, AgentBusy, type Compacted, CompactionFailed, type InvalidModel } from "./internal/LoopErrors.js"
+import * as Table from "./internal/SessionTable.js"
 import * as Turn from "./internal/Turn.js"
-import type { TurnConfig } from "./internal/TurnContext.js"
 import { Permissions } from "./Permissions.js"
-import { type Service as Registry, type Tool, Tools, extend } from "./Tools.js"
+import { type Tool, Tools } from "./Tools.js"
 
-/** What a prompt streams, in order, as it happens. */
-export type AgentUpdate =
-  | { readonly type: "turn-start" }
-  | { readonly type: "text-delta"; readonly text: string }
-  | { readonly type: "reasoning-delta"; readonly text: string }
-  /** A tool call the model finished and the log committed (never one cut off by max-tokens). */
-  | {
-    readonly type: "tool-call"
-    readonly callId: string
-    readonly name: string
-    readonly arguments: string
-  }
-  | { readonly type: "tool-running"; readonly callId: string; readonly name: string }
-  | {
-    readonly type: "tool-result"
-    readonly callId: string
-    readonly name: string
-    readonly content: string
-    readonly isError: boolean
-  }
-  | { readonly type: "usage"; readonly usage: Usage }
-  /**
-   * A provider attempt failed transiently and will be retried after `delayMs`;
-   * `attempt` is the number of the attempt about to run (2 for the first retry),
-   * as its `request/start` will record it.
-   */
-  | { readonly type: "retry"; readonly attempt: number; readonly delayMs: number; readonly failure: Failure }
-  | {
-    readonly type: "turn-end"
-    readonly reason: SessionLog.TurnEndReason
-    readonly failure?: Failure
-  }
-
-export class AgentBusy extends Data.TaggedError("AgentBusy")<{ readonly sessionId: SessionId }> {
-  override get message() {
-    return `session ${this.sessionId} already has a turn in flight`
-  }
-}
-
-export class InvalidModel extends Data.TaggedError("InvalidModel")<{ readonly model: string; readonly detail: string }> {
-  override get message() {
-    return `model "${this.model}": ${this.detail}`
-  }
-}
-
-/** A compaction asked for that could not be made; `message` says why in one sentence. */
-export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ readonly message: string }> {}
-
-/** What an asked-for compaction did: the request estimates before and after, or nothing to summarise. */
-export type Compacted = Compact.Compacted
-
-export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel
+export type { AgentUpdate } from "./internal/AgentUpdate.js"
+export { type CompactionSetting, type Config, parseModel } from "./internal/LoopConfig.js"
+export { type AgentError, AgentBusy, type Compacted, CompactionFailed, InvalidModel } from "./internal/LoopErrors.js"
 
 export interface Service {
   /**
@@ -101,95 +55,17 @@ export interface Service {
   readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
+  /**
+   * Lets go of a session between turns: its lease and open files (the store's
+   * `release`) and what the loop holds of it, its own tools included. The next
+   * `load` or `prompt` opens it again from the store, with whatever another
+   * process appended meanwhile. Refused (`AgentBusy`) while a turn or a
+   * compaction runs; a session not held is left as it is.
+   */
+  readonly release: (id: SessionId) => Effect.Effect<void, AgentError>
 }
 
 export class AgentLoop extends Context.Tag("@turnlog/agent/AgentLoop")<AgentLoop, Service>() {}
-
-export interface Config {
-  /** `<provider>/<model>`: the default for new and loaded sessions. */
-  readonly model: string
-  /** Provider requests per turn before it ends with `max-steps` (default 50). */
-  readonly maxSteps?: number
-  /** The output limit sent with each request (absent: the adapter decides). */
-  readonly maxTokens?: number
-  /** The system prompt sent with each request. */
-  readonly system?: string
-  /** Quiet time after which a provider stream is abandoned as a transient `TIMEOUT` (default 600000). */
-  readonly streamIdleTimeoutMs?: number
-  /**
-   * `{ enabled, reserveTokens, keepRecentTokens, toolResultShare }`, each
-   * optional (the defaults scale with the model's window); checked against the
-   * model's window before each request, refused with a sentence naming the field.
-   */
-  readonly compaction?: CompactionSetting
-  readonly retry?: {
-    /** Retries of a transient failure that produced no content (default 3). */
-    readonly maxRetries?: number
-    /** Backoff before retry n is `baseDelayMs · 2^(n-1)` unless the provider said when (default 1000). */
-    readonly baseDelayMs?: number
-    /** Cap on the computed backoff; a provider's `retry-after` is honoured as given (default 30000). */
-    readonly maxDelayMs?: number
-  }
-}
-
-export interface CompactionSetting {
-  readonly enabled?: boolean
-  readonly reserveTokens?: number
-  readonly keepRecentTokens?: number
-  readonly toolResultShare?: number
-}
-
-/** `<provider>/<model>`, split at the first slash (model ids may contain more). */
-export const parseModel = (model: string): Effect.Effect<Journal.Route, InvalidModel> => {
-  const slash = model.indexOf("/")
-  return slash > 0 && slash < model.length - 1
-    ? Effect.succeed({ provider: model.slice(0, slash), model: model.slice(slash + 1) })
-    : Effect.fail(new InvalidModel({ model, detail: `expected "<provider>/<model>"` }))
-}
-
-const turnConfig = (config: Config): TurnConfig => ({
-  maxSteps: config.maxSteps ?? 50,
-  // Ten minutes: longer than a slow model thinks before its first token, and
-  // longer than the HTTP client's own five minutes without a byte; this
-  // catches what that does not, a connection kept alive that never delivers.
-  streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 600_000,
-  retry: {
-    maxRetries: config.retry?.maxRetries ?? 3,
-    baseDelayMs: config.retry?.baseDelayMs ?? 1000,
-    maxDelayMs: config.retry?.maxDelayMs ?? 30_000,
-  },
-  ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-  ...(config.system !== undefined ? { system: config.system } : {}),
-  ...(config.compaction !== undefined ? { compaction: config.compaction } : {}),
-})
-
-/** The turn in flight: its cancel signal, and done once it closed itself. */
-interface TurnHandle {
-  readonly cancel: Deferred.Deferred<void>
-  readonly done: Deferred.Deferred<void>
-}
-
-interface Session {
-  readonly journal: Journal.Journal
-  readonly turn: Option.Option<TurnHandle>
-}
-
-/** The sessions this process holds, and those it created that no turn has completed in yet. */
-interface Table {
-  readonly sessions: HashMap.HashMap<SessionId, Session>
-  /**
-   * If the store lets go of an unwritten session (its first write failed), its
-   * id — which the client holds — is taken again for a new, empty session.
-   */
-  readonly unwritten: HashMap.HashMap<SessionId, { readonly cwd: string; readonly route: Journal.Route }>
-  /** The registry of a session that has tools of its own; kept when the session is reopened. */
-  readonly tools: HashMap.HashMap<SessionId, Registry>
-}
-
-const withSession = (table: Table, id: SessionId, session: Session): Table => ({
-  ...table,
-  sessions: HashMap.set(table.sessions, id, session),
-})
 
 export const make = (config: Config) =>
   Effect.gen(function*() {
@@ -202,16 +78,10 @@ export const make = (config: Config) =>
     // Loading and starting a turn check and change the table across an await
     // (the store's open): `modifyEffect` runs them one at a time, so two
     // prompts cannot both begin.
-    const table = yield* SynchronizedRef.make<Table>({
-      sessions: HashMap.empty(),
-      unwritten: HashMap.empty(),
-      tools: HashMap.empty(),
-    })
+    const table = yield* SynchronizedRef.make<Table.Table>(Table.empty)
 
-    const withTools = (t: Table, id: SessionId, own: ReadonlyArray<Tool> | undefined): Table =>
-      own === undefined
-        ? t
-        : { ...t, tools: own.length === 0 ? HashMap.remove(t.tools, id) : HashMap.set(t.tools, id, extend(tools, own)) }
+    const withTools = (t: Table.Table, id: SessionId, own: ReadonlyArray<Tool> | undefined): Table.Table =>
+      Table.withTools(t, tools, id, own)
 
     const routeFor = (model: string | undefined) =>
       model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
@@ -232,7 +102,7 @@ export const make = (config: Config) =>
       })
 
     /** Opens `id` for writing into the table; only inside the table's `modifyEffect`. */
-    const loadInto = (t: Table, id: SessionId, model: string | undefined) =>
+    const loadInto = (t: Table.Table, id: SessionId, model: string | undefined) =>
       Effect.gen(function*() {
         const route = yield* routeFor(model)
         const held = HashMap.get(t.sessions, id)
@@ -245,11 +115,11 @@ export const make = (config: Config) =>
               : Effect.zipRight(store.create({ cwd: created.value.cwd, id }), store.open(id))),
         )
         const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : route
-        const session: Session = {
+        const session: Table.Session = {
           journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events),
           turn: Option.none(),
         }
-        return [loaded, withSession(t, id, session)] as const
+        return [loaded, Table.withSession(t, id, session)] as const
       })
 
     const load: Service["load"] = (id, options) =>
@@ -263,19 +133,14 @@ export const make = (config: Config) =>
           const loaded = HashMap.has(t.sessions, id) ? t : (yield* loadInto(t, id, undefined))[1]
           const session = HashMap.unsafeGet(loaded.sessions, id)
           if (Option.isSome(session.turn)) return yield* new AgentBusy({ sessionId: id })
-          const turn: TurnHandle = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+          const turn: Table.TurnHandle = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
           const registry = Option.getOrElse(HashMap.get(loaded.tools, id), () => tools)
-          return [{ session, turn, registry }, withSession(loaded, id, { ...session, turn: Option.some(turn) })] as const
+          return [{ session, turn, registry }, Table.withSession(loaded, id, { ...session, turn: Option.some(turn) })] as const
         }))
 
     /** The session is free again (if it still holds this turn), and whoever waits on the turn is told. */
-    const finished = (id: SessionId, turn: TurnHandle) =>
-      SynchronizedRef.update(table, (t) => {
-        const session = HashMap.get(t.sessions, id)
-        return Option.isSome(session) && Option.contains(session.value.turn, turn)
-          ? withSession(t, id, { ...session.value, turn: Option.none() })
-          : t
-      }).pipe(Effect.zipRight(Deferred.succeed(turn.done, undefined)))
+    const finished = (id: SessionId, turn: Table.TurnHandle) =>
+      SynchronizedRef.update(table, (t) => Table.free(t, id, turn)).pipe(Effect.zipRight(Deferred.succeed(turn.done, undefined)))
 
     const prompt: Service["prompt"] = (id, content) =>
       Stream.unwrapScoped(Effect.gen(function*() {
@@ -352,7 +217,15 @@ export const make = (config: Config) =>
         return Deferred.succeed(turn.value.cancel, undefined).pipe(Effect.zipRight(Deferred.await(turn.value.done)))
       })
 
-    return { createSession, load, prompt, compact, cancel } satisfies Service
+    const release: Service["release"] = (id) =>
+      SynchronizedRef.modifyEffect(table, (t) => {
+        const held = HashMap.get(t.sessions, id)
+        if (Option.isSome(held) && Option.isSome(held.value.turn)) return Effect.fail(new AgentBusy({ sessionId: id }))
+        // Let go of in the table whatever the store says: its lease is given up even when the last flush fails.
+        return Effect.map(Effect.exit(store.release(id)), (exit) => [exit, Table.without(t, id)] as const)
+      }).pipe(Effect.flatten)
+
+    return { createSession, load, prompt, compact, cancel, release } satisfies Service
   })
 
 export const layer = (config: Config): Layer.Layer<

@@ -18,8 +18,12 @@ import * as ScriptFile from "./ScriptFile.js"
 import * as Secrets from "./Secrets.js"
 import type { Settings } from "./Settings.js"
 
-/** The store of the settings; what it is given to append is redacted (see `Secrets`). */
-export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
+/**
+ * The store of the settings; what it is given to append is redacted (see
+ * `Secrets`). `program` names this process in the leases it takes, so another
+ * process that finds a session held is told who holds it.
+ */
+export const storeLayer = (settings: Settings, program?: string): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
   Layer.effect(
     SessionStore.SessionStore,
     Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
@@ -28,6 +32,7 @@ export const storeLayer = (settings: Settings): Layer.Layer<SessionStore.Session
       kind: settings.store,
       home: settings.home,
       ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
+      ...(program === undefined ? {} : { program }),
     }).pipe(
       Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
     )),
@@ -158,6 +163,8 @@ export interface AgentOptions<R> {
   /** Default: the built-ins. */
   readonly tools?: Layer.Layer<Tools.Tools, never, R>
   readonly maxTokens?: number
+  /** The program named in the leases the store takes (see `storeLayer`). */
+  readonly program?: string
 }
 
 /** The agent loop over the real store, model and tools; the store and the tools (for display) are exposed too. */
@@ -183,7 +190,7 @@ export const agentLayer = <R = never>(
       options.permissions,
     )),
     Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
-    Layer.provideMerge(storeLayer(options.settings)),
+    Layer.provideMerge(storeLayer(options.settings, options.program)),
     Layer.provide(ReplayDiagnostics.layerStderr),
   )
 }

@@ -63,6 +63,8 @@ export const ConfigFile = Schema.Struct({
   maxTokens: Schema.optionalWith(PositiveInt, { exact: true }),
   /** How long a provider stream may send no chunk before the request is abandoned and retried (default 600). */
   streamIdleTimeoutSeconds: Schema.optionalWith(PositiveInt, { exact: true }),
+  /** How long `acp` keeps a session no prompt uses before it lets it go (default 120). */
+  idleReleaseSeconds: Schema.optionalWith(PositiveInt, { exact: true }),
   /** Custom pi-ai providers; checked by the pi-ai layer's own schema. */
   providers: Schema.optionalWith(Schema.Unknown, { exact: true }),
   permissions: Schema.optionalWith(Permissions, { exact: true }),
@@ -147,7 +149,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
-  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
+  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({

@@ -116,7 +116,7 @@ describe("ModelChoice.choose", () => {
 
 describe("the config's mcpServers", () => {
   const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
-  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
+  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
 
   it("take the ACP shape, stdio with defaults and http with headers", () => {
     expect(decodeConfig("/c.json", `{"mcpServers":[{"name":"fs","command":"npx"},{"type":"http","name":"t","url":"https://h/mcp"}]}`))
@@ -160,5 +160,17 @@ describe("the compaction setting", () => {
     expect(Either.flip(decode({ enabled: "yes" })).pipe(Either.map((e) => e.message))).toEqual(Either.right(
       'config file /etc/turnlog.json: compaction.enabled must be true or false, got "yes"',
     ))
+  })
+})
+
+describe("the idleReleaseSeconds setting", () => {
+  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
+  const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
+
+  it("takes a whole number of seconds above 0, and refuses anything else naming the field", () => {
+    expect(decodeConfig("/c.json", `{"idleReleaseSeconds":5}`)).toEqual(Either.right({ idleReleaseSeconds: 5 }))
+    expect(message(`{"idleReleaseSeconds":0}`)).toBe(`config file /c.json: idleReleaseSeconds: expected a positive integer ${KEYS}`)
+    expect(message(`{"idleReleaseSeconds":1.5}`)).toBe(`config file /c.json: idleReleaseSeconds: expected a positive integer ${KEYS}`)
+    expect(message(`{"idleReleaseSeconds":"120"}`)).toBe(`config file /c.json: idleReleaseSeconds: Expected number, actual "120" ${KEYS}`)
   })
 })

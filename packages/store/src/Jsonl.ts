@@ -19,6 +19,8 @@ import { SessionCorrupt, SessionLocked, SessionNotFound, StoreIOError } from "./
 export interface JsonlOptions {
   /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
   readonly home: string
+  /** The program named in the lock files this store writes (`Holder.program`). */
+  readonly program?: string
 }
 
 /** Runs synchronous file work, mapping what the operating system throws once. */
@@ -39,11 +41,12 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       SAFE_ID.test(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
 
     const backend: Backend = {
+      ...(options.program !== undefined ? { program: options.program } : {}),
       acquire: (id) =>
         Effect.gen(function*() {
           const file = yield* checked(id)
           const lockFile = join(dir, `${id}.lock`)
-          const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile))
+          const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile, options.program))
           if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, holder: lease.holder })
           let log: OpenLog | undefined
           // A first write that failed after its file was linked into place: what

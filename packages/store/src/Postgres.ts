@@ -73,6 +73,7 @@ export const makePostgres = (options: PostgresOptions) =>
       connectTimeout: Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT),
       // Each held session keeps one connection; reads share the rest.
       maxConnections: 20,
+      ...(options.program !== undefined ? { program: options.program } : {}),
     })
     yield* ensureSchema(sql, where, connection.schema)
     const writeTimeout = Duration.decode(options.writeTimeout ?? Duration.seconds(30))

@@ -36,6 +36,8 @@ export { SCHEMA_VERSION }
 export interface SqliteOptions {
   /** `$TURNLOG_HOME`: the database is `<home>/sessions.db`. */
   readonly home: string
+  /** The program named in the lease rows this store writes (`Holder.program`). */
+  readonly program?: string
 }
 
 /** Rows per page read. */
@@ -124,11 +126,12 @@ export const makeSqlite = (options: SqliteOptions) =>
       }).pipe(ioErrors("read"))
 
     const backend: Backend = {
+      ...(options.program !== undefined ? { program: options.program } : {}),
       acquire: (id) =>
         Effect.gen(function*() {
           yield* writable.pipe(ioErrors("create the schema in"))
           const token = newToken()
-          const taken = yield* take(sql, id, token).pipe(Effect.mapError(io("take the lease in")))
+          const taken = yield* take(sql, id, token, options.program).pipe(Effect.mapError(io("take the lease in")))
           if (taken !== true) return yield* new SessionLocked({ sessionId: id, holder: taken })
           hold(token)
           const writer: Writer = {

@@ -12,18 +12,30 @@ export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
   }
 }
 
-/** The process holding a session's lease: the machine it runs on and its pid there. */
+/** The process holding a session's lease: the machine it runs on, its pid there, and the program when it said. */
 export interface Holder {
   readonly host: string
   readonly pid: number
+  /**
+   * The program holding it, as it names itself (`turnlog acp`, the agent an
+   * editor runs); absent from leases written without one (and by older builds).
+   */
+  readonly program?: string
 }
+
+/** The program an editor runs: a session it holds is "open in an editor". */
+export const EDITOR_PROGRAM = "turnlog acp"
 
 export class SessionLocked extends Data.TaggedError("SessionLocked")<{
   readonly sessionId: string
   readonly holder: Holder
 }> {
   override get message() {
-    return `session ${this.sessionId} is open for writing on host ${this.holder.host} by process ${this.holder.pid}`
+    const { host, pid, program } = this.holder
+    if (program === undefined) return `session ${this.sessionId} is open for writing on host ${host} by process ${pid}`
+    return program === EDITOR_PROGRAM
+      ? `session ${this.sessionId} is open in an editor (${program}, pid ${pid}) on host ${host}`
+      : `session ${this.sessionId} is open for writing by ${program} (pid ${pid}) on host ${host}`
   }
 }
 

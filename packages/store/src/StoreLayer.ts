@@ -26,6 +26,8 @@ export interface PostgresOptions {
   readonly writeTimeout?: Duration.DurationInput
   /** How long connecting may take; default 10 s. */
   readonly connectTimeout?: Duration.DurationInput
+  /** The program named as the holder of this store's leases (its connections' `application_name`). */
+  readonly program?: string
 }
 
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
@@ -36,6 +38,8 @@ export interface StoreConfig {
   readonly home: string
   /** The PostgreSQL store's database (`kind: "postgres"` only). */
   readonly database?: PostgresOptions
+  /** The program named as the holder of this store's leases (`Holder.program`, e.g. `turnlog acp`). */
+  readonly program?: string
 }
 
 /** `$TURNLOG_HOME`, else `~/.turnlog`. */
@@ -43,9 +47,10 @@ export const defaultHome = (env: NodeJS.ProcessEnv = process.env): string =>
   env.TURNLOG_HOME !== undefined && env.TURNLOG_HOME !== "" ? env.TURNLOG_HOME : join(homedir(), ".turnlog")
 
 export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError> => {
+  const named = config.program === undefined ? {} : { program: config.program }
   switch (config.kind) {
     case "jsonl":
-      return layerJsonl({ home: config.home })
+      return layerJsonl({ home: config.home, ...named })
     case "sqlite":
       return Layer.unwrapEffect(
         Effect.tryPromise({
@@ -56,7 +61,7 @@ export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError
               operation: "load the SQLite store's driver (install better-sqlite3 and @effect/sql-sqlite-node) for",
               cause,
             }),
-        }).pipe(Effect.map((sqlite) => sqlite.layerSqlite({ home: config.home }))),
+        }).pipe(Effect.map((sqlite) => sqlite.layerSqlite({ home: config.home, ...named }))),
       )
     case "postgres": {
       const database = config.database
@@ -78,7 +83,7 @@ export const layer = (config: StoreConfig): Layer.Layer<SessionStore, StoreError
               operation: "load the PostgreSQL store's driver (install @effect/sql and @effect/sql-pg) for",
               cause,
             }),
-        }).pipe(Effect.map((postgres) => postgres.layerPostgres(database))),
+        }).pipe(Effect.map((postgres) => postgres.layerPostgres({ ...database, ...named }))),
       )
     }
   }

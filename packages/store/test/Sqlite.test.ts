@@ -48,12 +48,12 @@ const writeSession = (h: Harness) =>
     }))
 
 describe("sqlite: schema, durability settings and refusals", () => {
-  it.effect("keeps events in events(session_id, seq, type, time, data) under WAL, schema version 2", () =>
+  it.effect("keeps events in events(session_id, seq, type, time, data) under WAL, schema version 3", () =>
     withHome((home, h, db) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         expect(yield* db("PRAGMA journal_mode")).toStrictEqual([{ journal_mode: "wal" }])
-        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 2 }])
+        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 3 }])
         expect(yield* db("SELECT session_id, seq, type, time, data FROM events ORDER BY seq")).toStrictEqual([
           { session_id: id, seq: 1, type: "turn/start", time: turn[0]!.time, data: "{}" },
           { session_id: id, seq: 2, type: "user/message", time: turn[1]!.time, data: JSON.stringify(turn[1]!.data) },
@@ -125,8 +125,8 @@ describe("sqlite: schema, durability settings and refusals", () => {
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])
         yield* db("PRAGMA user_version = 7")
         const newer = yield* Effect.flip(withStore(h, (store) => store.list()))
-        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 7, supported: 2, subject: "database schema" })
-        expect(newer.message).toBe(`${file}: database schema version 7 was written by a newer turnlog (this build reads version 2)`)
+        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 7, supported: 3, subject: "database schema" })
+        expect(newer.message).toBe(`${file}: database schema version 7 was written by a newer turnlog (this build reads version 3)`)
       })
     ))
 
@@ -162,11 +162,11 @@ describe("sqlite: schema, durability settings and refusals", () => {
         const opened = yield* withStore(h, (store) =>
           Effect.gen(function*() {
             const opened = yield* store.open("old" as SessionId)
-            expect(yield* db("SELECT host, pid FROM leases")).toStrictEqual([{ host: hostname(), pid: process.pid }])
+            expect(yield* db("SELECT host, pid, program FROM leases")).toStrictEqual([{ host: hostname(), pid: process.pid, program: null }])
             return opened
           }))
         expect(opened.events.map((e) => [e.seq, e.type])).toStrictEqual([[1, "turn/start"], [2, "turn/end"]])
-        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 2 }])
+        expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 3 }])
       })
     ))
 

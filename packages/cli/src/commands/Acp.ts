@@ -3,9 +3,10 @@
  * frames; every note goes to stderr. Permissions are asked of the editor
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { McpServers } from "@turnlog/mcp"
+import { StoreError } from "@turnlog/store"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
@@ -20,6 +21,8 @@ export const acp = (settings: Settings) =>
     const layer = Layers.agentLayer<PermissionBridge.PermissionBridge | CallIds.CallIds>({
       settings,
       choice,
+      // Another process that finds one of our sessions held is told it is open in an editor.
+      program: StoreError.EDITOR_PROGRAM,
       permissions: Layers.permissionsLayer(settings, PermissionBridge.layerPermissions),
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Layers.toolsLayer(settings))),
@@ -33,9 +36,32 @@ export const acp = (settings: Settings) =>
       version: VERSION,
       doctor: (session) => Doctor.render(Doctor.diagnose(session)),
       models,
+      idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
     })
-    yield* Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+    const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+    yield* Effect.scoped(Effect.zipRight(onMemorySignal, serving))
   })
+
+/**
+ * `kill -USR2 <pid>` asks the agent for one line on stderr with its memory:
+ * the heap in use — after a full collection when node runs with `--expose-gc`
+ * — and the resident size. stdout stays the protocol's.
+ */
+const onMemorySignal = Effect.acquireRelease(
+  Effect.sync(() => {
+    const report = () => {
+      const gc = (globalThis as { readonly gc?: () => void }).gc
+      gc?.()
+      const memory = process.memoryUsage()
+      process.stderr.write(
+        `turnlog: memory: heap used ${memory.heapUsed} bytes${gc === undefined ? "" : " after a full collection"}, resident ${memory.rss} bytes\n`,
+      )
+    }
+    process.on("SIGUSR2", report)
+    return report
+  }),
+  (report) => Effect.sync(() => void process.off("SIGUSR2", report)),
+)
 
 /**
  * The models an editor may switch a session to: the one chosen (the default),

@@ -44,6 +44,8 @@ export interface Backend {
   readonly list: () => Effect.Effect<SessionList, StoreError>
   /** The live process (not this store) holding the session's lease, if any. */
   readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
+  /** The program this store's leases name (`Holder.program`), if it was told one. */
+  readonly program?: string
 }
 
 interface Held {
@@ -124,7 +126,7 @@ export const makeCore = (backend: Backend) =>
 
     // Events appended by this store are part of what it reads back.
     const readHeld = (id: SessionId, session: Held): Effect.Effect<LoadedSession, StoreError> =>
-      Effect.flatMap(flushHeld(session), () => Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self())))
+      Effect.flatMap(flushHeld(session), () => Effect.map(backend.load(id, false), (loaded) => foundBy(loaded, self(backend.program))))
 
     const releaseHeld = (id: SessionId, session: Held): Effect.Effect<void, StoreError> =>
       flushHeld(session).pipe(

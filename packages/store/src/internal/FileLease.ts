@@ -1,6 +1,7 @@
 /**
  * One writer per session across processes, with a lock file beside the log:
- * `<id>.lock` holds the holder's host, pid and a random token. It is published with
+ * `<id>.lock` holds the holder's host, pid, a random token and, when it was
+ * given one, the program holding it (a lock file without one still reads). It is published with
  * a hard link (which fails if the file exists), so two processes cannot both
  * take a free lease. A lease whose holder process no longer exists (or is a
  * zombie) is taken over by the one process that claims it, with a rename
@@ -32,9 +33,9 @@ const readHolder = (io: FileIo, file: string): Lease | undefined => {
     return { host: "", pid: 0, token: "" }
   }
   if (typeof value !== "object" || value === null) return { host: "", pid: 0, token: "" }
-  const { host, pid, token } = value as Record<string, unknown>
+  const { host, pid, program, token } = value as Record<string, unknown>
   return typeof pid === "number" && typeof token === "string"
-    ? { host: typeof host === "string" ? host : "", pid, token }
+    ? { host: typeof host === "string" ? host : "", pid, token, ...(typeof program === "string" ? { program } : {}) }
     : { host: "", pid: 0, token: "" }
 }
 
@@ -114,9 +115,10 @@ const takeOver = (io: FileIo, file: string, dead: Lease, mine: Lease, depth = 0)
   }
 }
 
-export const acquire = (io: FileIo, file: string): Acquired => {
+/** Takes the lease in `file`, naming `program` as its holder's when given. */
+export const acquire = (io: FileIo, file: string, program?: string): Acquired => {
   const token = newToken()
-  const mine: Lease = { host: thisHost, pid: process.pid, token }
+  const mine: Lease = { host: thisHost, pid: process.pid, token, ...(program !== undefined ? { program } : {}) }
   // Held from the start, so another store of this process judging our claim sees it live.
   hold(token)
   let acquired = false

@@ -22,8 +22,12 @@ import { errorCode } from "./FileIo.js"
 /** The host this process runs on, as a lease names it. */
 export const thisHost: string = hostname()
 
-/** This process as the holder of a lease. */
-export const self = (): Holder => ({ host: thisHost, pid: process.pid })
+/** This process as the holder of a lease (`program`: as the store was told to name it). */
+export const self = (program?: string): Holder => ({
+  host: thisHost,
+  pid: process.pid,
+  ...(program !== undefined ? { program } : {}),
+})
 
 /** A lease as both durable layers store it. */
 export interface Lease extends Holder {
@@ -31,7 +35,11 @@ export interface Lease extends Holder {
 }
 
 /** The holder a lease names, with an older build's missing host read as this one. */
-export const holderOf = (lease: Lease): Holder => ({ host: lease.host === "" ? thisHost : lease.host, pid: lease.pid })
+export const holderOf = (lease: Lease): Holder => ({
+  host: lease.host === "" ? thisHost : lease.host,
+  pid: lease.pid,
+  ...(lease.program !== undefined ? { program: lease.program } : {}),
+})
 
 const heldHere = new Set<string>()
 

@@ -60,11 +60,26 @@ export const connectionOf = (url: string, schema?: string): Either.Either<Connec
   })
 }
 
-/** `turnlog <pid> <host>`, cut to the 63 bytes PostgreSQL keeps. */
-export const applicationName = (): string => Buffer.from(`turnlog ${process.pid} ${hostname()}`).subarray(0, 63).toString()
+/**
+ * `turnlog <pid> <host>`, then ` <program>` when the process named one: what
+ * another process names the holder of a lease by. PostgreSQL keeps 63 bytes,
+ * so a long host is cut first (a host name holds no space, so the program
+ * still reads back whole).
+ */
+export const applicationName = (program?: string): string => {
+  const bytes = (text: string) => Buffer.byteLength(text)
+  const head = `turnlog ${process.pid} `
+  const tail = program === undefined ? "" : ` ${program}`
+  const host = hostname()
+  const room = 63 - bytes(head) - bytes(tail)
+  if (program === undefined || room < 1) return Buffer.from(head + host).subarray(0, 63).toString()
+  return head + (bytes(host) <= room ? host : Buffer.from(host).subarray(0, room).toString().replace(/\uFFFD$/, "")) + tail
+}
 
 /** The holder a connection's `application_name` names, if it is a turnlog process's. */
-export const holderIn = (name: string): { readonly pid: number; readonly host: string } | undefined => {
+export const holderIn = (name: string): { readonly pid: number; readonly host: string; readonly program?: string } | undefined => {
+  const named = /^turnlog (\d+) (\S+) (.+)$/s.exec(name)
+  if (named !== null) return { pid: Number(named[1]), host: named[2]!, program: named[3]! }
   const match = /^turnlog (\d+) (.*)$/s.exec(name)
   return match === null ? undefined : { pid: Number(match[1]), host: match[2]! }
 }
@@ -75,11 +90,11 @@ const keepaliveSocket = () => new Socket().setKeepAlive(true, KEEPALIVE.idle * 1
 /** The pool behind the store. Connecting fails with a `StoreIOError` naming the database, within `connectTimeout`. */
 export const makeClient = (
   connection: Connection,
-  options: { readonly connectTimeout: Duration.Duration; readonly maxConnections: number },
+  options: { readonly connectTimeout: Duration.Duration; readonly maxConnections: number; readonly program?: string },
 ): Effect.Effect<PgClient.PgClient, StoreIOError, Scope.Scope> =>
   PgClient.make({
     url: Redacted.make(connection.url),
-    applicationName: applicationName(),
+    applicationName: applicationName(options.program),
     connectTimeout: options.connectTimeout,
     maxConnections: options.maxConnections,
     stream: keepaliveSocket,

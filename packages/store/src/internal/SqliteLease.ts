@@ -1,6 +1,6 @@
 /**
  * The SQLite layer's one writer per session: a `leases` row naming the
- * holder (host, pid) and its token. A free lease is taken by inserting the
+ * holder (host, pid, and the program when it named one) and its token. A free lease is taken by inserting the
  * row; a dead holder's row is replaced only if it still names that very
  * holder and token, so two takers cannot both win.
  */
@@ -15,26 +15,37 @@ interface LeaseRow {
   readonly token: string
   /** Absent from a database still at schema version 1, which only a reader opens. */
   readonly host?: string
+  /** NULL when the holder named no program; absent before schema version 3. */
+  readonly program?: string | null
 }
 
-const leaseOf = (row: LeaseRow): Lease => ({ host: row.host ?? "", pid: row.pid, token: row.token })
+const leaseOf = (row: LeaseRow): Lease => ({
+  host: row.host ?? "",
+  pid: row.pid,
+  token: row.token,
+  ...(typeof row.program === "string" ? { program: row.program } : {}),
+})
 
 const current = (sql: SqlClient, id: string): Effect.Effect<Lease | undefined, SqlError> =>
   Effect.map(sql<LeaseRow>`SELECT * FROM leases WHERE session_id = ${id}`, ([row]) => (row === undefined ? undefined : leaseOf(row)))
 
-/** Takes the lease of `id` for this process with `token`: `true`, or the live holder that has it. */
-export const take = (sql: SqlClient, id: string, token: string): Effect.Effect<true | Holder, SqlError> =>
+/**
+ * Takes the lease of `id` for this process with `token` (naming `program`,
+ * when given): `true`, or the live holder that has it.
+ */
+export const take = (sql: SqlClient, id: string, token: string, program?: string): Effect.Effect<true | Holder, SqlError> =>
   Effect.gen(function*() {
+    const named = program ?? null
     for (let attempt = 0; attempt < 5; attempt++) {
-      const inserted = yield* sql`INSERT INTO leases (session_id, host, pid, token)
-        VALUES (${id}, ${thisHost}, ${process.pid}, ${token})
+      const inserted = yield* sql`INSERT INTO leases (session_id, host, pid, token, program)
+        VALUES (${id}, ${thisHost}, ${process.pid}, ${token}, ${named})
         ON CONFLICT (session_id) DO NOTHING RETURNING token`
       if (inserted.length === 1) return true
       const holder = yield* current(sql, id)
       if (holder === undefined) continue
       if (isLive(holder)) return holderOf(holder)
       // The holder is gone: replace exactly that holder, so two takers cannot both win.
-      const taken = yield* sql`UPDATE leases SET host = ${thisHost}, pid = ${process.pid}, token = ${token}
+      const taken = yield* sql`UPDATE leases SET host = ${thisHost}, pid = ${process.pid}, token = ${token}, program = ${named}
         WHERE session_id = ${id} AND host = ${holder.host} AND pid = ${holder.pid} AND token = ${holder.token}
         RETURNING token`
       if (taken.length === 1) return true

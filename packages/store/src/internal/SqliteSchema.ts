@@ -46,6 +46,8 @@ const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
   // 2: a lease's holder is named by its host as well as its pid ("" in rows
   // written before: they were taken on this machine).
   [`ALTER TABLE leases ADD COLUMN host TEXT NOT NULL DEFAULT ''`],
+  // 3: the program holding a lease, when it named itself (NULL in rows written before).
+  [`ALTER TABLE leases ADD COLUMN program TEXT`],
 ]
 
 /** The database schema this build reads and writes. */

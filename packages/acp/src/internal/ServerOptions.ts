@@ -1,0 +1,41 @@
+/** What the ACP server is told when it is made, and what it says of itself in \`initialize\` (re-exported by \`AcpServer\`). */
+import type * as acp from "@agentclientprotocol/sdk"
+import type { Duration } from "effect"
+import type { SessionStore } from "@turnlog/store"
+
+export const PROTOCOL_VERSION = 1
+
+export interface Options {
+  /** Reported as `agentInfo.version`. */
+  readonly version: string
+  /** Where diagnostics go, one line each (default stderr: stdout is the protocol). */
+  readonly log?: (line: string) => void
+  /**
+   * The `/doctor` command: a report on a stored session's replay health (the
+   * command line's doctor, handed in by the caller). Without it no command is offered.
+   */
+  readonly doctor?: (session: SessionStore.LoadedSession) => string
+  /**
+   * The model routes a session may switch between (a session config option);
+   * the first is the default. Without them no option is offered.
+   */
+  readonly models?: ReadonlyArray<string>
+  /**
+   * How long a session goes without a prompt before it is let go (its lease,
+   * open files, the loop's hold and its MCP servers); its next prompt opens it
+   * again, with whatever another process appended meanwhile. Default 120 s.
+   */
+  readonly idleRelease?: Duration.DurationInput
+}
+
+export const initializeResponse = (version: string): acp.InitializeResponse => ({
+  protocolVersion: PROTOCOL_VERSION,
+  agentInfo: { name: "turnlog", version },
+  agentCapabilities: {
+    loadSession: true,
+    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    sessionCapabilities: { list: {}, close: {}, resume: {} },
+    mcpCapabilities: { http: true, sse: true },
+  },
+  authMethods: [],
+})
