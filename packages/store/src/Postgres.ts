@@ -9,7 +9,7 @@
  * statement, so a write either committed whole or left nothing: there is no
  * torn tail, and every other rule is the shared store logic's.
  */
-import { Duration, Effect, Either, Layer } from "effect"
+import { Duration, Effect, Either, Fiber, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
@@ -135,15 +135,21 @@ export const makePostgres = (options: PostgresOptions) =>
         const header = yield* headerOf(row)
         const events: Array<SessionLog.SessionEvent> = []
         // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
+        // The next page is asked for before this one is decoded, so the server's work and the
+        // decoding overlap; the child is interrupted if decoding refuses a row.
+        let next = yield* Effect.fork(page(id, undefined))
         for (;;) {
-          const rows = yield* page(id, events.length === 0 ? undefined : events.length)
+          const rows = yield* Fiber.join(next)
+          const full = rows.length === PAGE_ROWS
+          // Bounded by the last row as stored: whatever its seq, decoding below judges it.
+          if (full) next = yield* Effect.fork(page(id, rows[rows.length - 1]!.seq))
           // A plain loop: a yield per row would cost more than decoding it.
           for (const r of rows) {
             const event = decodeRow(id, r, events.length + 1)
             if (Either.isLeft(event)) return yield* event.left
             events.push(event.right)
           }
-          if (rows.length < PAGE_ROWS) break
+          if (!full) break
         }
         // Every write sets last_seq with its events in one statement: a difference is damage, not a race.
         if (events.length !== row.last_seq) {
