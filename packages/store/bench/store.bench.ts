@@ -135,10 +135,13 @@ const referencePg = (id: SessionId) =>
 const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
   events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0)
 
+/** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores. */
+const chosen = (name: string) => (process.env.TURNLOG_BENCH_STORES ?? name).split(",").includes(name)
+
 const home = mkdtempSync(join(tmpdir(), "turnlog-bench-"))
 let failed = false
 try {
-  await run({
+  if (chosen("jsonl")) await run({
     name: "jsonl",
     layer: layerJsonl({ home }),
     floorIs: "writeSync + fdatasync",
@@ -149,7 +152,7 @@ try {
     holder: ["jsonl", home],
     targets: { append: 50_000, load: 1.5 },
   })
-  await run({
+  if (chosen("sqlite")) await run({
     name: "sqlite",
     layer: layerSqlite({ home }),
     floorIs: "better-sqlite3, a transaction per 50",
@@ -160,8 +163,12 @@ try {
     holder: ["sqlite", home],
     targets: { append: 50_000, load: 1.5 },
   })
-  const unreachable = await withSql((sql) => sql`SELECT 1`).then(() => undefined, (e: unknown) => String(e))
-  if (unreachable !== undefined) {
+  const unreachable = chosen("postgres")
+    ? await withSql((sql) => sql`SELECT 1`).then(() => undefined, (e: unknown) => String(e))
+    : undefined
+  if (!chosen("postgres")) {
+    // Left out by TURNLOG_BENCH_STORES.
+  } else if (unreachable !== undefined) {
     console.log(`postgres: skipped, no server at ${PG_URL} (${unreachable})`)
   } else {
     try {

@@ -113,9 +113,13 @@ export const makePostgres = (options: PostgresOptions) =>
       if (!SessionLog.isEventType(row.type)) {
         return Either.left(new UnknownEvent({ file: where, sessionId: id, line: row.seq, type: row.type }))
       }
-      const data = Either.try(() => JSON.parse(row.data) as unknown)
-      if (Either.isLeft(data)) return corrupt(id, row.seq, "the event data is not JSON")
-      const result = classify({ seq: row.seq, time: row.time, type: row.type, data: data.right })
+      let data: unknown
+      try {
+        data = JSON.parse(row.data)
+      } catch {
+        return corrupt(id, row.seq, "the event data is not JSON")
+      }
+      const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
       if (result._tag === "Event") return Either.right(result.event)
       return corrupt(id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
     }
@@ -129,15 +133,16 @@ export const makePostgres = (options: PostgresOptions) =>
 
     const load = (id: SessionId) =>
       Effect.gen(function*() {
+        // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
+        // Each page is asked for before the one before it is decoded (the first, before the
+        // header is read), so the server's work and the decoding overlap; the page in
+        // flight is interrupted if anything is refused.
+        let next = yield* Effect.fork(page(id, undefined))
         const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
           FROM sessions WHERE id = ${id}`
         if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
         const header = yield* headerOf(row)
         const events: Array<SessionLog.SessionEvent> = []
-        // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
-        // The next page is asked for before this one is decoded, so the server's work and the
-        // decoding overlap; the child is interrupted if decoding refuses a row.
-        let next = yield* Effect.fork(page(id, undefined))
         for (;;) {
           const rows = yield* Fiber.join(next)
           const full = rows.length === PAGE_ROWS
