@@ -14,6 +14,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { SessionLog } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
 import { BIN, cleanEnv, hasStackTrace, type Outcome, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
@@ -205,7 +206,7 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
     await refused(
       "newer.jsonl",
       log(JSON.stringify({ ...header, version: 99 })),
-      ": log version 99 was written by a newer turnlog (this build reads version 1)",
+      `: log version 99 was written by a newer turnlog (this build reads version ${SessionLog.LOG_VERSION})`,
     )
     await refused(
       "unknown.jsonl",
