@@ -1,4 +1,4 @@
-// The PostgreSQL load reads keyset pages, asking for the next page before the
+// The PostgreSQL load reads pages of seq ranges, asking for the next page before the
 // current one is decoded: a session across several pages loads whole and in
 // order, and a damaged row or a missing one — in the first page while the next
 // is in flight, or at a page boundary — is refused naming its seq, never skipped.
@@ -35,7 +35,7 @@ const withSession = <A, E>(f: (h: Harness, schema: string, id: SessionId, where:
 const refusal = (h: Harness, id: SessionId) =>
   withStore(h, (store) => Effect.flip(store.read(id))).pipe(Effect.map((e) => ({ tag: e._tag, message: e.message })))
 
-describePostgres("postgres: a session across keyset pages", () => {
+describePostgres("postgres: a session across pages", () => {
   it.effect("loads every event in order, exactly as written", () =>
     withSession((h, _schema, id) =>
       Effect.gen(function*() {
