@@ -67,3 +67,21 @@ describePostgres("postgres: a session across pages", () => {
       })
     ), 300_000)
 })
+
+describePostgres("postgres: rows outside the recorded session", () => {
+  it.effect("a row past the recorded end, and one with seq 0, are met and refused", () =>
+    withSession((h, schema, id, where) =>
+      Effect.gen(function*() {
+        yield* admin(`INSERT INTO ${schema}.events SELECT session_id, ${EVENTS + 1}, type, "time", data FROM ${schema}.events WHERE seq = 1`)
+        expect(yield* refusal(h, id)).toStrictEqual({
+          tag: "SessionCorrupt",
+          message: `${where}: session ${id}, event ${EVENTS + 1}: the session records ${EVENTS} events, ${EVENTS + 1} are stored`,
+        })
+        yield* admin(`INSERT INTO ${schema}.events SELECT session_id, 0, type, "time", data FROM ${schema}.events WHERE seq = 1`)
+        expect(yield* refusal(h, id)).toStrictEqual({
+          tag: "SessionCorrupt",
+          message: `${where}: session ${id}, event 0: expected event seq 1, found 0`,
+        })
+      })
+    ), 300_000)
+})
