@@ -134,8 +134,11 @@ export const makePostgres = (options: PostgresOptions) =>
      */
     const page = (id: SessionId, after: number | undefined, upTo: number | undefined) =>
       after === undefined
-        ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq <= ${upTo!} ORDER BY seq`
+        ? upTo === undefined
+          ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} ORDER BY seq`
+          : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} AND seq <= ${upTo} ORDER BY seq`
         : upTo === undefined
         ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
             WHERE session_id = ${id} AND seq > ${after} ORDER BY seq`
@@ -147,17 +150,18 @@ export const makePostgres = (options: PostgresOptions) =>
         // Pages of PAGE_ROWS seqs: the first has no lower bound, so a row with seq 0 or
         // below is met (and refused), and the last no upper one, so a row past the
         // recorded end is met too; nothing stored is skipped. Each page is asked for
-        // before the one before it is decoded (the first, before the header is read),
-        // so the server's work and the decoding overlap; the page in flight is
-        // interrupted if anything is refused.
-        let upTo: number | undefined = PAGE_ROWS
-        let next: Fiber.RuntimeFiber<ReadonlyArray<EventRow>, SqlError> | undefined = yield* Effect.fork(
-          page(id, undefined, upTo),
-        )
+        // before the one before it is decoded, so the server's work and the decoding
+        // overlap; the page in flight is interrupted if anything is refused. The
+        // header (and last_seq) is read first: a writer appending meanwhile can only
+        // add rows after what it records.
         const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
           FROM sessions WHERE id = ${id}`
         if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
         const header = yield* headerOf(row)
+        let upTo: number | undefined = PAGE_ROWS < row.last_seq ? PAGE_ROWS : undefined
+        let next: Fiber.RuntimeFiber<ReadonlyArray<EventRow>, SqlError> | undefined = yield* Effect.fork(
+          page(id, undefined, upTo),
+        )
         const events: Array<SessionLog.SessionEvent> = []
         while (next !== undefined) {
           const rows: ReadonlyArray<EventRow> = yield* Fiber.join(next)
