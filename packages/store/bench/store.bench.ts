@@ -138,6 +138,7 @@ const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
 /** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores. */
 const chosen = (name: string) => (process.env.TURNLOG_BENCH_STORES ?? name).split(",").includes(name)
 
+console.log("(absolute figures move with the machine and are indicative only on a shared one; compare the in-run ratios)")
 const home = mkdtempSync(join(tmpdir(), "turnlog-bench-"))
 let failed = false
 try {
