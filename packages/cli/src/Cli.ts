@@ -28,7 +28,7 @@ const globals = {
 }
 
 const root = Command.make("turnlog", globals, () =>
-  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor or demo (see turnlog --help)" }))
+  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import or demo (see turnlog --help)" }))
 
 // From here on no credential value reaches stdout or stderr (see `Secrets`).
 const settings = Effect.flatMap(root, (flags) => resolveSettings(flags)).pipe(
@@ -99,13 +99,23 @@ const compactCommand = Command.make("compact", {
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
 )
 
+const exportCommand = Command.make("export", { id: Args.text({ name: "id" }) }, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Export.js")), (m) => m.exportSession(s, options)))).pipe(
+    Command.withDescription("write a session to stdout in the JSONL log format (for turnlog import into any store)"),
+  )
+
+const importCommand = Command.make("import", { file: Args.text({ name: "file" }) }, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Import.js")), (m) => m.importSession(s, options)))).pipe(
+    Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
+  )
+
 const demoCommand = Command.make("demo", {}, () =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s)))).pipe(
   Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
 )
 
 export const command = root.pipe(
-  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand]),
+  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand, exportCommand, importCommand]),
 )
 
 export const cli = Command.run(command, { name: "turnlog", version: VERSION })

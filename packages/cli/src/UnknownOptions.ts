@@ -16,6 +16,8 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   doctor: { "--json": false },
   demo: {},
   compact: { "--session": true, "--continue": false },
+  export: {},
+  import: {},
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */

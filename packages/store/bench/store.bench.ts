@@ -1,22 +1,23 @@
 /**
- * Store benchmark, for the JSONL layer and the SQLite layer:
- * - append: 100,000 `assistant/chunk` events of about 1 KB (about 100 MB),
- *   appended in batches of 50 with a `flush` (write + fsync) after each batch,
- *   as the agent loop does while a response streams; events/s. Beside it, the
- *   floor measured in the same run, alternating with the store over
- *   3 rounds (medians shown; the disk is the noisy part):
- *   for JSONL the same lines written to a plain file with `fs.writeSync` +
- *   `fdatasync` every 50 events; for SQLite the same rows inserted with
- *   better-sqlite3 directly, same pragmas (WAL, synchronous=FULL), one
- *   transaction per 50.
- * - cold load: `read` of that session through a freshly built layer (nothing
- *   cached in the store; the file is in the OS page cache, like a session
- *   reopened on a warm machine), every line or row decoded and validated
- *   through the protocol schemas. Beside it, an in-run reference that reads the
- *   same file (or rows) and `JSON.parse`s each line (or `data`) without any
- *   validation. The two alternate, with a collection between runs; figures are
- *   medians of the rounds; the ratio is store / reference.
- * Targets: append ≥ 50,000 events/s; load ratio ≤ 1.5.
+ * Store benchmark: the JSONL, SQLite and PostgreSQL layers in one run, through
+ * one harness (see `harness.ts`: append with a flush per 50, cold load against
+ * an in-run reference, lease takeover after SIGKILL of a holder process).
+ * The floors and references, per engine:
+ * - JSONL: the same lines written to a plain file with `fs.writeSync` +
+ *   `fdatasync` every 50 events; the load reference reads the file and
+ *   `JSON.parse`s each line.
+ * - SQLite: the same rows inserted with better-sqlite3 directly, same pragmas
+ *   (WAL, synchronous=FULL), one transaction per 50; the load reference
+ *   selects the rows and `JSON.parse`s each `data`.
+ * - PostgreSQL (the server in TURNLOG_BENCH_DATABASE_URL, default
+ *   postgres://postgres@127.0.0.1:5432/postgres, in a schema of its own dropped
+ *   after; skipped with one line when no server answers): the same rows
+ *   inserted through the same driver, one autocommitted multi-row INSERT per
+ *   50; the load reference is one bare query of the same rows through the same
+ *   driver and a `JSON.parse` of each `data`.
+ * Targets: append ≥ 50,000 events/s for the files, ≥ 20,000 for PostgreSQL;
+ * load ratio ≤ 1.5 for the files, ≤ 1.3 for PostgreSQL. Figures measured on a
+ * machine under shared load are indicative; compare the in-run ratios.
  *
  * Run: `npm run bench store` or `node --expose-gc --import tsx packages/store/bench/store.bench.ts`.
  */
@@ -24,49 +25,16 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Context, Effect, Layer } from "effect"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Redacted } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { layerJsonl } from "../src/Jsonl.js"
-import { type Service, SessionStore } from "../src/SessionStore.js"
+import { layerPostgres } from "../src/Postgres.js"
 import { layerSqlite } from "../src/Sqlite.js"
-import type { StoreError } from "../src/StoreError.js"
+import { BATCH, batches, run } from "./harness.js"
 
-const EVENTS = 100_000
-const BATCH = 50
-const ROUNDS = 5
-const APPEND_ROUNDS = 3
-
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
-const words = ["the", "parser", "streams", "tokens", "\"quoted\"", "naïve", "→", "line\nbreak", "{json}", "tab\there"]
-const chunkEvent = (seq: number): SessionLog.SessionEvent => {
-  let text = ""
-  for (let i = 0; text.length < 900; i++) text += words[(seq * 7 + i) % words.length] + " "
-  return {
-    seq,
-    time: new Date(1_750_000_000_000 + seq).toISOString(),
-    type: "assistant/chunk",
-    data: { chunk: { type: "text-delta", index: 0, text } },
-  }
-}
-
-const withStore = <A>(layer: Layer.Layer<SessionStore, StoreError>, f: (store: Service) => Effect.Effect<A, StoreError>) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(layer), (ctx) => f(Context.get(ctx, SessionStore)))))
-
-const appendAll = (layer: Layer.Layer<SessionStore, StoreError>, events: ReadonlyArray<SessionLog.SessionEvent>) =>
-  withStore(layer, (store) =>
-    Effect.gen(function*() {
-      const id = yield* store.create({ cwd: "/bench" })
-      const started = performance.now()
-      for (let i = 0; i < events.length; i += BATCH) {
-        yield* store.append(id, events.slice(i, i + BATCH))
-        yield* store.flush(id)
-      }
-      return { id, ms: performance.now() - started }
-    }))
-
-const referenceAppend = (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
+const referenceAppend = async (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
   const fd = openSync(file, "w")
   const started = performance.now()
   for (let i = 0; i < events.length; i += BATCH) {
@@ -81,7 +49,7 @@ const referenceAppend = (file: string, events: ReadonlyArray<SessionLog.SessionE
   return ms
 }
 
-const referenceJsonl = (file: string) => {
+const referenceJsonl = async (file: string) => {
   const out: Array<unknown> = []
   for (const line of readFileSync(file, "utf8").split("\n")) if (line.length > 0) out.push(JSON.parse(line))
   return out.length - 1
@@ -99,7 +67,7 @@ interface SqliteDatabase {
 }
 const Database = createRequire(import.meta.url)("better-sqlite3") as new(file: string) => SqliteDatabase
 
-const referenceSqliteAppend = (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
+const referenceSqliteAppend = async (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = FULL")
@@ -116,7 +84,7 @@ const referenceSqliteAppend = (file: string, events: ReadonlyArray<SessionLog.Se
   return ms
 }
 
-const referenceSqlite = (file: string, id: string) => {
+const referenceSqlite = async (file: string, id: string) => {
   const db = new Database(file)
   try {
     const rows = db.prepare("SELECT seq, time, type, data FROM events WHERE session_id = ? ORDER BY seq").all(id)
@@ -128,86 +96,103 @@ const referenceSqlite = (file: string, id: string) => {
   }
 }
 
-const timeIt = async (f: () => unknown): Promise<number> => {
-  gc()
-  const started = performance.now()
-  await f()
-  return performance.now() - started
-}
+const PG_URL = process.env.TURNLOG_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const SCHEMA = `turnlog_bench_${process.pid}`
 
-const run = async (
-  name: string,
-  layer: Layer.Layer<SessionStore, StoreError>,
-  /** Bytes a load reads: the log file, or for SQLite the event JSON of the session. */
-  sizeOf: (id: SessionId, events: ReadonlyArray<SessionLog.SessionEvent>) => number,
-  appendFloor: (events: ReadonlyArray<SessionLog.SessionEvent>) => number,
-  reference: (id: SessionId) => number,
-) => {
-  const events = Array.from({ length: EVENTS }, (_, i) => chunkEvent(i + 1))
-  const floors: Array<number> = []
-  const appends: Array<number> = []
-  let id: SessionId | undefined
-  for (let round = 0; round < APPEND_ROUNDS; round++) {
-    gc()
-    floors.push(appendFloor(events))
-    gc()
-    const appended = await appendAll(layer, events)
-    appends.push(appended.ms)
-    id = appended.id
-  }
-  const ms = median(appends)
-  const floor = median(floors)
-  if (id === undefined) throw new Error("nothing appended")
-  const bytes = sizeOf(id, events)
-  const rate = (t: number) => Math.round(EVENTS / (t / 1000))
-  console.log(
-    `${name} append: ${EVENTS} events, flush every ${BATCH}: ${ms.toFixed(0)} ms, ${rate(ms)} events/s (target ≥ 50000); ` +
-      `floor ${floor.toFixed(0)} ms, ${rate(floor)} events/s; ratio ${(ms / floor).toFixed(2)}`,
+const withSql = <A>(f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    PgClient.make({ url: Redacted.make(PG_URL), connectTimeout: Duration.seconds(5) }).pipe(Effect.provide(Reactivity.layer)),
+    f,
+  )))
+
+const referencePgAppend = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
+  withSql((sql) =>
+    Effect.gen(function*() {
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.floor (
+        session_id text, seq int4, type text, "time" text, data json, PRIMARY KEY (session_id, seq))`)
+      yield* sql.unsafe(`TRUNCATE ${SCHEMA}.floor`)
+      const values = Array.from({ length: BATCH }, (_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`)
+      const started = performance.now()
+      for (const batch of batches(events)) {
+        const params = batch.flatMap((e) => ["s", e.seq, e.type, e.time, JSON.stringify(e.data)])
+        yield* sql.unsafe(`INSERT INTO ${SCHEMA}.floor VALUES ${values.slice(0, batch.length).join(", ")}`, params)
+      }
+      return performance.now() - started
+    })
   )
-  console.log(`${name}   rounds (ms) store [${appends.map((x) => x.toFixed(0)).join(", ")}] floor [${floors.map((x) => x.toFixed(0)).join(", ")}]`)
 
-  const loadId = id
-  const load = () =>
-    withStore(layer, (store) =>
-      Effect.map(store.read(loadId), (loaded) => {
-        if (loaded.events.length !== EVENTS) throw new Error(`loaded ${loaded.events.length} events`)
-        return loaded.events.length
-      })
+const referencePg = (id: SessionId) =>
+  withSql((sql) =>
+    Effect.map(
+      sql.unsafe<{ seq: number; time: string; type: string; data: string }>(
+        `SELECT seq, "time", type, data::text AS data FROM ${SCHEMA}.events WHERE session_id = $1 ORDER BY seq`,
+        [id],
+      ),
+      (rows) => rows.map((row) => ({ seq: row.seq, time: row.time, type: row.type, data: JSON.parse(row.data) as unknown })).length,
     )
-  if (reference(loadId) !== EVENTS) throw new Error("the reference read a different number of events")
-  await load()
-  const ours: Array<number> = []
-  const refs: Array<number> = []
-  for (let round = 0; round < ROUNDS; round++) {
-    refs.push(await timeIt(() => reference(loadId)))
-    ours.push(await timeIt(load))
-  }
-  const mb = bytes / 1e6
-  const store = median(ours)
-  const ref = median(refs)
-  console.log(
-    `${name} cold load: ${EVENTS} events, ${mb.toFixed(1)} MB: ${store.toFixed(0)} ms (${(mb / (store / 1000)).toFixed(0)} MB/s); ` +
-      `reference ${ref.toFixed(0)} ms (${(mb / (ref / 1000)).toFixed(0)} MB/s); ratio ${(store / ref).toFixed(2)} (target ≤ 1.5)`,
   )
-  console.log(`${name}   rounds (ms) store [${ours.map((x) => x.toFixed(0)).join(", ")}] reference [${refs.map((x) => x.toFixed(0)).join(", ")}]`)
-}
 
+const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
+  events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0)
+
+/** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores. */
+const chosen = (name: string) => (process.env.TURNLOG_BENCH_STORES ?? name).split(",").includes(name)
+
+console.log("(absolute figures move with the machine and are indicative only on a shared one; compare the in-run ratios)")
 const home = mkdtempSync(join(tmpdir(), "turnlog-bench-"))
+let failed = false
 try {
-  await run(
-    "jsonl",
-    layerJsonl({ home }),
-    (id) => statSync(join(home, "sessions", `${id}.jsonl`)).size,
-    (events) => referenceAppend(join(home, "reference.jsonl"), events),
-    (id) => referenceJsonl(join(home, "sessions", `${id}.jsonl`)),
-  )
-  await run(
-    "sqlite",
-    layerSqlite({ home }),
-    (_id, events) => events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0),
-    (events) => referenceSqliteAppend(join(home, "reference.db"), events),
-    (id) => referenceSqlite(join(home, "sessions.db"), id),
-  )
+  if (chosen("jsonl")) await run({
+    name: "jsonl",
+    layer: layerJsonl({ home }),
+    floorIs: "writeSync + fdatasync",
+    appendFloor: (events) => referenceAppend(join(home, "reference.jsonl"), events),
+    referenceIs: "read + JSON.parse per line",
+    reference: (id) => referenceJsonl(join(home, "sessions", `${id}.jsonl`)),
+    bytes: (id) => statSync(join(home, "sessions", `${id}.jsonl`)).size,
+    holder: ["jsonl", home],
+    targets: { append: 50_000, load: 1.5 },
+  })
+  if (chosen("sqlite")) await run({
+    name: "sqlite",
+    layer: layerSqlite({ home }),
+    floorIs: "better-sqlite3, a transaction per 50",
+    appendFloor: (events) => referenceSqliteAppend(join(home, "reference.db"), events),
+    referenceIs: "better-sqlite3 select + JSON.parse",
+    reference: (id) => referenceSqlite(join(home, "sessions.db"), id),
+    bytes: (_id, events) => eventBytes(events),
+    holder: ["sqlite", home],
+    targets: { append: 50_000, load: 1.5 },
+  })
+  const unreachable = chosen("postgres")
+    ? await withSql((sql) => sql`SELECT 1`).then(() => undefined, (e: unknown) => String(e))
+    : undefined
+  if (!chosen("postgres")) {
+    // Left out by TURNLOG_BENCH_STORES.
+  } else if (unreachable !== undefined) {
+    console.log(`postgres: skipped, no server at ${PG_URL} (${unreachable})`)
+  } else {
+    try {
+      await withSql((sql) => sql.unsafe(`CREATE SCHEMA ${SCHEMA}`))
+      await run({
+        name: "postgres",
+        layer: layerPostgres({ url: PG_URL, schema: SCHEMA }),
+        floorIs: "the driver's multi-row INSERT per 50",
+        appendFloor: referencePgAppend,
+        referenceIs: "one bare pg query + JSON.parse",
+        reference: referencePg,
+        bytes: (_id, events) => eventBytes(events),
+        holder: ["postgres", SCHEMA],
+        targets: { append: 20_000, load: 1.3 },
+      })
+    } finally {
+      await withSql((sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`))
+    }
+  }
+} catch (error) {
+  console.error(`store bench failed: ${error instanceof Error ? error.message : String(error)}`)
+  failed = true
 } finally {
   rmSync(home, { recursive: true, force: true })
 }
+if (failed) process.exit(1)

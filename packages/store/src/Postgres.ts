@@ -9,7 +9,8 @@
  * statement, so a write either committed whole or left nothing: there is no
  * torn tail, and every other rule is the shared store logic's.
  */
-import { Duration, Effect, Either, Layer } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Duration, Effect, Either, Fiber, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
@@ -33,7 +34,7 @@ export { SCHEMA_VERSION } from "./internal/PgSchema.js"
 // Declared beside the selector, which must not load this module (or its driver's types) to name it.
 export type { PostgresOptions } from "./StoreLayer.js"
 
-/** Rows per page when loading a session. */
+/** Seqs per page when loading a session. */
 const PAGE_ROWS = 5000
 
 interface EventRow {
@@ -114,37 +115,70 @@ export const makePostgres = (options: PostgresOptions) =>
       if (!SessionLog.isEventType(row.type)) {
         return Either.left(new UnknownEvent({ file: where, sessionId: id, line: row.seq, type: row.type }))
       }
-      const data = Either.try(() => JSON.parse(row.data) as unknown)
-      if (Either.isLeft(data)) return corrupt(id, row.seq, "the event data is not JSON")
-      const result = classify({ seq: row.seq, time: row.time, type: row.type, data: data.right })
+      let data: unknown
+      try {
+        data = JSON.parse(row.data)
+      } catch {
+        return corrupt(id, row.seq, "the event data is not JSON")
+      }
+      const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
       if (result._tag === "Event") return Either.right(result.event)
       return corrupt(id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
     }
 
-    const page = (id: SessionId, after: number | undefined) =>
+    /**
+     * The rows with `after < seq <= upTo` (a missing bound: none). Pages are
+     * ranges of seq, not `LIMIT`s: a planner with stale statistics (fresh
+     * tables, a session appended since the last ANALYZE) picks a bitmap scan
+     * plus a sort of every row after `after`, which made each LIMIT page read
+     * the rest of the session; a range reads its own rows whatever the plan.
+     */
+    const page = (id: SessionId, after: number | undefined, upTo: number | undefined) =>
       after === undefined
+        ? upTo === undefined
+          ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} ORDER BY seq`
+          : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
+            WHERE session_id = ${id} AND seq <= ${upTo} ORDER BY seq`
+        : upTo === undefined
         ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} ORDER BY seq LIMIT ${PAGE_ROWS}`
+            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq`
         : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${PAGE_ROWS}`
+            WHERE session_id = ${id} AND seq > ${after} AND seq <= ${upTo} ORDER BY seq`
 
     const load = (id: SessionId) =>
       Effect.gen(function*() {
+        // Pages of PAGE_ROWS seqs: the first has no lower bound, so a row with seq 0 or
+        // below is met (and refused), and the last no upper one, so a row past the
+        // recorded end is met too; nothing stored is skipped. Each page is asked for
+        // before the one before it is decoded, so the server's work and the decoding
+        // overlap; the page in flight is interrupted if anything is refused. The
+        // header (and last_seq) is read first: a writer appending meanwhile can only
+        // add rows after what it records.
         const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
           FROM sessions WHERE id = ${id}`
         if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
         const header = yield* headerOf(row)
+        let upTo: number | undefined = PAGE_ROWS < row.last_seq ? PAGE_ROWS : undefined
+        let next: Fiber.RuntimeFiber<ReadonlyArray<EventRow>, SqlError> | undefined = yield* Effect.fork(
+          page(id, undefined, upTo),
+        )
         const events: Array<SessionLog.SessionEvent> = []
-        // Keyset pages: the first has no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
-        for (;;) {
-          const rows = yield* page(id, events.length === 0 ? undefined : events.length)
+        while (next !== undefined) {
+          const rows: ReadonlyArray<EventRow> = yield* Fiber.join(next)
+          if (upTo === undefined) {
+            next = undefined
+          } else {
+            const after: number = upTo
+            upTo = after + PAGE_ROWS < row.last_seq ? after + PAGE_ROWS : undefined
+            next = yield* Effect.fork(page(id, after, upTo))
+          }
           // A plain loop: a yield per row would cost more than decoding it.
           for (const r of rows) {
             const event = decodeRow(id, r, events.length + 1)
             if (Either.isLeft(event)) return yield* event.left
             events.push(event.right)
           }
-          if (rows.length < PAGE_ROWS) break
         }
         // Every write sets last_seq with its events in one statement: a difference is damage, not a race.
         if (events.length !== row.last_seq) {

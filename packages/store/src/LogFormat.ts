@@ -1,0 +1,109 @@
+/**
+ * The JSONL log format as a portable file, for moving a session between
+ * stores: `encode` writes a session exactly as the JSONL layer writes its log
+ * (the header line, then one event per line), and `decode` verifies a whole
+ * file before anything is stored — the header (a newer version refused as
+ * newer), every line an event of this version, seq contiguous from 1 —
+ * through the JSONL layer's own line decoding, so a file this refuses is one
+ * the JSONL reader refuses too, in the same words, naming the file and line.
+ *
+ * Events are handled generically: whatever the protocol's `SessionLog`
+ * schemas hold is what is accepted and written.
+ */
+import { Either } from "effect"
+import type { SessionLog } from "@turnlog/protocol"
+import { decodeLine } from "./internal/EventLine.js"
+import { serialize } from "./internal/JsonlFile.js"
+import { parseHeader } from "./internal/JsonlScan.js"
+import { SessionCorrupt, type StoreError, UnknownEvent } from "./StoreError.js"
+
+export interface Session {
+  readonly header: SessionLog.SessionHeader
+  readonly events: ReadonlyArray<SessionLog.SessionEvent>
+}
+
+/** The header line, newline included, as the JSONL layer writes it. */
+export const encodeHeader = (header: SessionLog.SessionHeader): string => JSON.stringify(header) + "\n"
+
+/** Event lines, each with its newline, as the JSONL layer appends them. */
+export const encodeEvents = (events: ReadonlyArray<SessionLog.SessionEvent>): string => serialize(events)
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** Each line's text (`undefined` when it is not UTF-8), and whether the last one ended with a newline. */
+const linesOf = (bytes: Uint8Array): { readonly lines: Array<string | undefined>; readonly complete: boolean } => {
+  const lines: Array<string | undefined> = []
+  let start = 0
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start)
+    const last = end < 0
+    if (last) end = bytes.length
+    try {
+      lines.push(utf8.decode(bytes.subarray(start, end)))
+    } catch {
+      lines.push(undefined)
+    }
+    if (last) return { lines, complete: false }
+    start = end + 1
+  }
+  return { lines, complete: true }
+}
+
+/**
+ * Verifies a whole log file and returns its session; `file` names it in every
+ * refusal (`<file>:<line>: …`, the header is line 1). A torn tail — the
+ * unfinished write a crash leaves at the end of a log, which the JSONL layer
+ * cuts when it opens the session — is refused here: the file is not the whole
+ * session it claims to be.
+ */
+export const decode = (bytes: Uint8Array, file: string): Either.Either<Session, StoreError> => {
+  const corrupt = (line: number, detail: string) => Either.left(new SessionCorrupt({ file, line, detail }))
+  const { lines, complete } = linesOf(bytes)
+  const first = lines[0]
+  if (first === undefined && lines.length === 0) return corrupt(1, "the file is empty")
+  if (lines.length === 1 && !complete) return corrupt(1, "the session header is incomplete")
+  if (first === undefined) return corrupt(1, "the session header is not UTF-8 text")
+  // parseHeader checks the id against the one a log's file name gives; an imported file's own id is what it claims.
+  const claimed = Either.getOrUndefined(Either.try(() => (JSON.parse(first) as { readonly id?: unknown }).id))
+  const header = parseHeader(first, file, typeof claimed === "string" ? claimed : "")
+  if (Either.isLeft(header)) return Either.left(header.left)
+  const events: Array<SessionLog.SessionEvent> = []
+  let damage: number | undefined
+  for (let i = 1; i < lines.length; i++) {
+    const n = i + 1
+    const text = lines[i]
+    const torn = i === lines.length - 1 && !complete
+    const result = text === undefined || torn ? { _tag: "Unparsable" as const } : decodeLine(text)
+    if (damage !== undefined) {
+      // The JSONL reader's rule: damage followed by a complete event was committed, not torn.
+      if (result._tag === "Event") {
+        return corrupt(
+          damage,
+          result.event.type === "turn/end"
+            ? `unreadable line followed by a committed turn end (line ${n})`
+            : `unreadable line followed by a complete event (seq ${result.event.seq}, line ${n})`,
+        )
+      }
+      continue
+    }
+    switch (result._tag) {
+      case "Event": {
+        const expected = events.length + 1
+        if (result.event.seq !== expected) return corrupt(n, `expected event seq ${expected}, found ${result.event.seq}`)
+        events.push(result.event)
+        break
+      }
+      case "Unparsable":
+        damage = n
+        break
+      case "Unknown":
+        return Either.left(new UnknownEvent({ file, line: n, type: result.type }))
+      case "Invalid":
+        return corrupt(n, result.detail)
+    }
+  }
+  if (damage !== undefined) {
+    return corrupt(damage, "the file ends in a torn tail (a write that never finished): it does not hold the whole session")
+  }
+  return Either.right({ header: header.right, events })
+}
