@@ -45,7 +45,7 @@ describe("release", () => {
 
   it.scopedLive("is refused while a turn runs, and leaves a session it does not hold as it is", () =>
     Effect.gen(function*() {
-      const h = yield* setup([{ hang: [] }, C.reply("After.")])
+      const h = yield* setup([{ chunks: [], stall: true }, C.reply("After.")])
       const started = yield* Deferred.make<void>()
       const running = yield* h.loop.prompt(h.id, "wait").pipe(
         Stream.tap(() => Deferred.succeed(started, undefined)),

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readable, Writable } from "node:stream"
 import * as acp from "@agentclientprotocol/sdk"
-import * as ChunkScript from "../src/ChunkScript.js"
+import { PiAiScript } from "@turnlog/llm-pi-ai"
 
 const SESSIONS = 200
 const BIN = new URL("../bin/turnlog.js", import.meta.url).pathname
@@ -32,7 +32,7 @@ const script = join(home, "model.jsonl")
 writeFileSync(
   script,
   Array.from({ length: SESSIONS + 1 }, (_, i) =>
-    JSON.stringify(ChunkScript.response([{ type: "text", text: `Answer ${i}: ${"words ".repeat(40)}` }], "stop", { route: "turnlog/scripted" })))
+    JSON.stringify(PiAiScript.response([{ type: "text", text: `Answer ${i}: ${"words ".repeat(40)}` }], "stop", { route: "turnlog/scripted" })))
     .join("\n") + "\n",
 )
 
