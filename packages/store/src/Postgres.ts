@@ -15,7 +15,9 @@ import { type Backend, makeCore } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
 import { acquireLease, holderOf } from "./internal/PgLease.js"
+import { listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
+import type { Tail } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import {
   SessionCorrupt,
@@ -35,6 +37,9 @@ export type { PostgresOptions } from "./StoreLayer.js"
 
 /** Rows per page when loading a session. */
 const PAGE_ROWS = 5000
+
+/** Rows per page of a streaming read. */
+const STREAM_ROWS = 500
 
 interface EventRow {
   readonly seq: number
@@ -120,12 +125,12 @@ export const makePostgres = (options: PostgresOptions) =>
       return corrupt(id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
     }
 
-    const page = (id: SessionId, after: number | undefined) =>
+    const page = (id: SessionId, after: number | undefined, limit = PAGE_ROWS) =>
       after === undefined
         ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} ORDER BY seq LIMIT ${PAGE_ROWS}`
+            WHERE session_id = ${id} ORDER BY seq LIMIT ${limit}`
         : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${PAGE_ROWS}`
+            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${limit}`
 
     const load = (id: SessionId) =>
       Effect.gen(function*() {
@@ -157,7 +162,41 @@ export const makePostgres = (options: PostgresOptions) =>
         return { header, events }
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
 
+    const header = (id: SessionId): Effect.Effect<SessionLog.SessionHeader, StoreError> =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
+          FROM sessions WHERE id = ${id}`
+        if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
+        return yield* headerOf(row)
+      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
+
+    // Keyset pages after the last seq read, checked row by row as `load` checks them.
+    const tail = (id: SessionId, fromSeq: number): Effect.Effect<Tail, StoreError> =>
+      Effect.map(header(id), () => {
+        let last = fromSeq <= 1 ? undefined : fromSeq - 1
+        return {
+          next: Effect.gen(function*() {
+            const rows = yield* page(id, last, STREAM_ROWS)
+            const events: Array<SessionLog.SessionEvent> = []
+            for (const r of rows) {
+              events.push(yield* decodeRow(id, r, (last ?? 0) + 1))
+              last = r.seq
+            }
+            return events
+          }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e)))),
+          pending: () => undefined,
+        }
+      })
+
+    const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
     const backend: Backend = {
+      streaming: {
+        header,
+        tail,
+        changes: (id) => listen(connection, id, connectTimeout),
+        // Notifications wake a follower at once; polling only finds what a lost one missed.
+        pollInterval: Duration.seconds(2),
+      },
       acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
       load: (id) => load(id),
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),

@@ -75,11 +75,16 @@ const keepaliveSocket = () => new Socket().setKeepAlive(true, KEEPALIVE.idle * 1
 /** The pool behind the store. Connecting fails with a `StoreIOError` naming the database, within `connectTimeout`. */
 export const makeClient = (
   connection: Connection,
-  options: { readonly connectTimeout: Duration.Duration; readonly maxConnections: number },
+  options: {
+    readonly connectTimeout: Duration.Duration
+    readonly maxConnections: number
+    /** The name the connections carry (default `turnlog <pid> <host>`, which names a lease holder). */
+    readonly applicationName?: string
+  },
 ): Effect.Effect<PgClient.PgClient, StoreIOError, Scope.Scope> =>
   PgClient.make({
     url: Redacted.make(connection.url),
-    applicationName: applicationName(),
+    applicationName: options.applicationName ?? applicationName(),
     connectTimeout: options.connectTimeout,
     maxConnections: options.maxConnections,
     stream: keepaliveSocket,
