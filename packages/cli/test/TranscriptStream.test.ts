@@ -6,6 +6,8 @@
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import { describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import { JsonWriter } from "../src/commands/Show.js"
 import * as Transcript from "../src/Transcript.js"
 import { KeptFrom, Printer } from "../src/TranscriptStream.js"
 
@@ -96,5 +98,26 @@ describe("show: streamed a turn at a time", () => {
     const whole = Transcript.render(Transcript.fromSession({ header, events: closed, recovery: {} }))
     expect(whole.split("\n").filter((l) => l.startsWith("compaction (between turns)")).length).toBe(2)
     for (const size of [1, 4, 100]) expect(streamed(closed, {}, size)).toBe(whole)
+  })
+})
+
+describe("show --json: written a turn at a time", () => {
+  const written = (transcript: Transcript.Transcript): string => {
+    let text = ""
+    const writer = new JsonWriter((t) => Effect.sync(() => void (text += t)))
+    const { cwd: _c, createdAt: _a, id: _i, turns, ...rest } = transcript
+    Effect.runSync(writer.start(header))
+    for (const turn of turns) Effect.runSync(writer.turn(turn))
+    Effect.runSync(writer.end(rest))
+    return text
+  }
+
+  it("is byte for byte the whole transcript's JSON, with and without turns", () => {
+    const recovery: SessionStore.Recovery = { tornTail: { bytes: 7, line: 22 }, openTurn: { seq: 16, holder: { pid: 42, host: "h" } } }
+    const full = Transcript.fromSession({ header, events: stampAll([...events.map(({ data, type }) => ({ data, type })), end(), compaction(3)]), recovery })
+    expect(full.trailing?.length).toBe(1)
+    expect(written(full)).toBe(`${JSON.stringify(full, null, 2)}\n`)
+    const empty = Transcript.fromSession({ header, events: [], recovery: {} })
+    expect(written(empty)).toBe(`${JSON.stringify(empty, null, 2)}\n`)
   })
 })

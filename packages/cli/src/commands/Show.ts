@@ -33,7 +33,7 @@ export interface ShowOptions {
 const nested = (value: unknown, depth: number): string => JSON.stringify(value, null, 2).replace(/\n/g, `\n${"  ".repeat(depth)}`)
 
 /** Writes `show --json` a turn at a time, byte for byte what `JSON.stringify(transcript, null, 2)` gives. */
-class JsonWriter {
+export class JsonWriter {
   private turns = 0
   constructor(private readonly write: (text: string) => Effect.Effect<void>) {}
   start(header: SessionLog.SessionHeader) {
