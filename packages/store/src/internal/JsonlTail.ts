@@ -10,7 +10,7 @@
  * torn tail a crash left): the page stops before it, so a follower reads it
  * again once it is complete.
  */
-import { constants, fstatSync } from "node:fs"
+import { constants, fstatSync, type Stats } from "node:fs"
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent } from "../StoreError.js"
@@ -48,12 +48,25 @@ const open = (io: FileIo, file: string, id: SessionId): Either.Either<number, St
     if (errorCode(error) === "ENOENT") return Either.left(new SessionNotFound({ sessionId: id }))
     throw error
   }
-  if (!fstatSync(fd).isFile()) {
+  const stat = fstatSync(fd)
+  if (!stat.isFile()) {
     io.closeSync(fd)
-    return Either.left(new SessionCorrupt({ file, line: 1, detail: "not a regular file: not read" }))
+    return Either.left(new SessionCorrupt({ file, line: 1, detail: `not a regular file (${fileKind(stat)}): not read` }))
   }
   return Either.right(fd)
 }
+
+// In the words `read` uses (see `JsonlScan`).
+const fileKind = (stat: Stats): string =>
+  stat.isFIFO()
+    ? "a FIFO"
+    : stat.isDirectory()
+    ? "a directory"
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+    ? "a device"
+    : stat.isSocket()
+    ? "a socket"
+    : "not a file"
 
 /**
  * Up to `max` events from `position` on (events before `fromSeq` are checked
