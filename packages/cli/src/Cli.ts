@@ -73,7 +73,14 @@ const acpCommand = Command.make("acp", {}, () =>
 const sessionsCommand = Command.make("sessions", { json }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Sessions.js")), (m) => m.sessions(s, options)))).pipe(Command.withDescription("list stored sessions"))
 
-const showCommand = Command.make("show", { json, id: Args.text({ name: "id" }) }, (options) =>
+const showCommand = Command.make("show", {
+  json,
+  follow: Options.boolean("follow").pipe(
+    Options.withDescription("then print what is written to the session until the turn in flight (or the next one) ends"),
+  ),
+  forever: Options.boolean("forever").pipe(Options.withDescription("with --follow: keep following until interrupted")),
+  id: Args.text({ name: "id" }),
+}, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, options)))).pipe(
     Command.withDescription("print a session as a readable transcript"),
   )

@@ -243,49 +243,64 @@ export const describeEnd = (end: Turn["end"], writer?: number): string => {
   }
 }
 
-export const render = (transcript: Transcript): string => {
-  const out: Array<string> = [`session ${transcript.id}  (${transcript.cwd}, created ${transcript.createdAt})`]
-  const compaction = (item: Extract<Item, { role: "compaction" }>) =>
-    out.push(
-      `compaction${item.between === true ? " (between turns)" : ""}: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,
-      indent(item.summary),
-    )
-  transcript.turns.forEach((turn, i) => {
-    out.push("", `── turn ${i + 1}${turn.compacted === true ? " (compacted: the model sees it only through a summary)" : ""}`)
-    for (const item of turn.items) {
-      switch (item.role) {
-        case "compaction":
-          compaction(item)
-          break
-        case "user":
-          out.push("user:", indent(item.text))
-          break
-        case "assistant":
-          if (item.reasoning !== undefined) out.push("assistant (thinking):", indent(item.reasoning))
-          if (item.text !== "" || item.interrupted === true) {
-            const how = item.interrupted === true ? " (interrupted)" : item.failed === true ? " (shown before the failure)" : ""
-            out.push(`assistant${how}:`, indent(item.text))
-          }
-          break
-        case "tool-call":
-          out.push(`tool call ${item.name} [${item.callId}]:`, indent(item.arguments))
-          break
-        case "tool-result":
-          out.push(`tool result [${item.callId}]${item.isError ? " (error)" : ""}:`, indent(clip(item.content)))
-          break
+/** The first line of a printed transcript. */
+export const headerLine = (header: { readonly id: string; readonly cwd: string; readonly createdAt: string }): string =>
+  `session ${header.id}  (${header.cwd}, created ${header.createdAt})`
+
+const compactionLines = (item: Extract<Item, { role: "compaction" }>): Array<string> => [
+  `compaction${item.between === true ? " (between turns)" : ""}: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,
+  indent(item.summary),
+]
+
+/** The lines that open turn `n` (1-based), a blank line first. */
+export const turnOpening = (n: number, turn: Turn): Array<string> => [
+  "",
+  `── turn ${n}${turn.compacted === true ? " (compacted: the model sees it only through a summary)" : ""}`,
+]
+
+/** The lines of one item of a turn. */
+export const itemLines = (item: Item): Array<string> => {
+  switch (item.role) {
+    case "compaction":
+      return compactionLines(item)
+    case "user":
+      return ["user:", indent(item.text)]
+    case "assistant": {
+      const lines: Array<string> = []
+      if (item.reasoning !== undefined) lines.push("assistant (thinking):", indent(item.reasoning))
+      if (item.text !== "" || item.interrupted === true) {
+        const how = item.interrupted === true ? " (interrupted)" : item.failed === true ? " (shown before the failure)" : ""
+        lines.push(`assistant${how}:`, indent(item.text))
       }
+      return lines
     }
-    out.push(`turn ${i + 1} ${describeEnd(turn.end, transcript.writer)}`)
+    case "tool-call":
+      return [`tool call ${item.name} [${item.callId}]:`, indent(item.arguments)]
+    case "tool-result":
+      return [`tool result [${item.callId}]${item.isError ? " (error)" : ""}:`, indent(clip(item.content))]
+  }
+}
+
+/** The line that closes turn `n`: how it ended (or that it is still open, and why). */
+export const turnClosing = (n: number, turn: Turn, writer?: number): string => `turn ${n} ${describeEnd(turn.end, writer)}`
+
+/** What follows the last turn: compactions written after it, a blank line before each. */
+export const trailingLines = (items: ReadonlyArray<Item>): Array<string> =>
+  items.flatMap((item) => ["", ...(item.role === "compaction" ? compactionLines(item) : [])])
+
+export const tornTailLines = (torn: { readonly bytes: number; readonly line: number }): Array<string> => [
+  "",
+  `a torn tail of ${torn.bytes} bytes at line ${torn.line}: cut off and kept aside when the session is next opened`,
+]
+
+export const render = (transcript: Transcript): string => {
+  const out: Array<string> = [headerLine(transcript)]
+  transcript.turns.forEach((turn, i) => {
+    out.push(...turnOpening(i + 1, turn))
+    for (const item of turn.items) out.push(...itemLines(item))
+    out.push(turnClosing(i + 1, turn, transcript.writer))
   })
-  for (const item of transcript.trailing ?? []) {
-    out.push("")
-    if (item.role === "compaction") compaction(item)
-  }
-  if (transcript.tornTail !== undefined) {
-    out.push(
-      "",
-      `a torn tail of ${transcript.tornTail.bytes} bytes at line ${transcript.tornTail.line}: cut off and kept aside when the session is next opened`,
-    )
-  }
+  out.push(...trailingLines(transcript.trailing ?? []))
+  if (transcript.tornTail !== undefined) out.push(...tornTailLines(transcript.tornTail))
   return out.join("\n")
 }

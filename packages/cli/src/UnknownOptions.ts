@@ -12,7 +12,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false },
   acp: {},
   sessions: { "--json": false },
-  show: { "--json": false },
+  show: { "--json": false, "--follow": false, "--forever": false },
   doctor: { "--json": false },
   demo: {},
   compact: { "--session": true, "--continue": false },

@@ -13,6 +13,8 @@ import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
+import { type Position, readPage, START } from "./internal/JsonlTail.js"
+import { POLL } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import { SessionCorrupt, SessionLocked, SessionNotFound, StoreIOError } from "./StoreError.js"
 
@@ -26,6 +28,9 @@ export interface JsonlOptions {
 /** Runs synchronous file work, mapping what the operating system throws once. */
 const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, StoreIOError> =>
   Effect.try({ try: f, catch: (cause) => new StoreIOError({ path, operation, cause }) })
+
+/** Events per page of a streaming read. */
+const PAGE = 500
 
 // Ids become file names: anything that could leave the directory is no session of ours.
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -111,6 +116,29 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const lockFile = join(dir, `${id}.lock`)
           return attempt(lockFile, "read the lease", () => liveHolder(io, lockFile))
         }),
+
+      streaming: {
+        header: (id) =>
+          Effect.flatMap(checked(id), (file) =>
+            Effect.flatMap(Effect.flatten(attempt(file, "read", () => readPage(io, file, id, START, 1, 0))), (page) =>
+              Effect.succeed(page.header!))),
+        tail: (id, fromSeq) =>
+          Effect.map(checked(id), (file) => {
+            let position: Position = START
+            let pending: { readonly line: number; readonly bytes: number } | undefined
+            return {
+              next: Effect.flatten(attempt(file, "read", () => readPage(io, file, id, position, fromSeq, PAGE))).pipe(
+                Effect.map((page) => {
+                  position = page.position
+                  pending = page.pending
+                  return page.events
+                }),
+              ),
+              pending: () => pending,
+            }
+          }),
+        pollInterval: POLL,
+      },
 
       list: () =>
         Effect.gen(function*() {

@@ -12,6 +12,7 @@
 import { Effect, Layer } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { POLL } from "./internal/Streaming.js"
 import { self as thisProcess } from "./internal/Liveness.js"
 import { SessionStore } from "./SessionStore.js"
 import { SessionLocked, SessionNotFound } from "./StoreError.js"
@@ -30,6 +31,9 @@ export interface MemoryStorage {
 }
 
 export const makeStorage = (): MemoryStorage => ({ sessions: new Map(), leases: new Map() })
+
+/** Events per page of a streaming read. */
+const PAGE = 500
 
 const parse = <A>(text: string): A => JSON.parse(text) as A
 
@@ -69,6 +73,31 @@ const makeBackend = (storage: MemoryStorage): Backend => {
         const stored = storage.sessions.get(id)
         return stored === undefined ? Effect.fail(new SessionNotFound({ sessionId: id })) : Effect.succeed(loadStored(stored))
       }),
+    streaming: {
+      header: (id) =>
+        Effect.suspend(() => {
+          const stored = storage.sessions.get(id)
+          return stored === undefined
+            ? Effect.fail(new SessionNotFound({ sessionId: id }))
+            : Effect.succeed(parse<SessionLog.SessionHeader>(stored.header))
+        }),
+      tail: (id, fromSeq) =>
+        Effect.sync(() => {
+          // Seq n is at index n - 1: the array is the log.
+          let index = Math.max(0, fromSeq - 1)
+          return {
+            next: Effect.suspend(() => {
+              const stored = storage.sessions.get(id)
+              if (stored === undefined) return Effect.fail(new SessionNotFound({ sessionId: id }))
+              const page = stored.events.slice(index, index + PAGE)
+              index += page.length
+              return Effect.succeed(page.map((line) => parse<SessionLog.SessionEvent>(line)))
+            }),
+            pending: () => undefined,
+          }
+        }),
+      pollInterval: POLL,
+    },
     list: () =>
       Effect.sync(() => ({
         sessions: Array.from(storage.sessions.values()).flatMap((stored) => {

@@ -16,7 +16,9 @@ import { type Backend, makeCore } from "./internal/Core.js"
 import { classify } from "./internal/EventLine.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
 import { acquireLease, holderOf } from "./internal/PgLease.js"
+import { listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
+import type { Tail } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import {
   SessionCorrupt,
@@ -36,6 +38,9 @@ export type { PostgresOptions } from "./StoreLayer.js"
 
 /** Seqs per page when loading a session. */
 const PAGE_ROWS = 5000
+
+/** Rows per page of a streaming read. */
+const STREAM_ROWS = 500
 
 interface EventRow {
   readonly seq: number
@@ -192,7 +197,43 @@ export const makePostgres = (options: PostgresOptions) =>
         return { header, events }
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
 
+    const header = (id: SessionId): Effect.Effect<SessionLog.SessionHeader, StoreError> =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
+          FROM sessions WHERE id = ${id}`
+        if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
+        return yield* headerOf(row)
+      }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
+
+    // Pages of seq ranges after the last seq read (see `page`), checked row by
+    // row as `load` checks them; the first has no lower bound, so a row with
+    // seq 0 or below is met (and refused), not skipped.
+    const tail = (id: SessionId, fromSeq: number): Effect.Effect<Tail, StoreError> =>
+      Effect.map(header(id), () => {
+        let last = fromSeq <= 1 ? undefined : fromSeq - 1
+        return {
+          next: Effect.gen(function*() {
+            const rows = yield* page(id, last, (last ?? 0) + STREAM_ROWS)
+            const events: Array<SessionLog.SessionEvent> = []
+            for (const r of rows) {
+              events.push(yield* decodeRow(id, r, (last ?? 0) + 1))
+              last = r.seq
+            }
+            return events
+          }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e)))),
+          pending: () => undefined,
+        }
+      })
+
+    const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
     const backend: Backend = {
+      streaming: {
+        header,
+        tail,
+        changes: (id) => listen(connection, id, connectTimeout),
+        // Notifications wake a follower at once; polling only finds what a lost one missed.
+        pollInterval: Duration.seconds(2),
+      },
       acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
       load: (id) => load(id),
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),

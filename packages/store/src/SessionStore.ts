@@ -8,7 +8,7 @@
  * opens it first. Leases are released with `release` or when the layer's scope
  * closes.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import type { Holder, StoreError } from "./StoreError.js"
 
@@ -98,6 +98,32 @@ export interface Service {
    * cannot be listed at all.
    */
   readonly list: () => Effect.Effect<SessionList, StoreError>
+  /**
+   * The header of a stored session (read without the events; no lease).
+   */
+  readonly header: (id: SessionId) => Effect.Effect<SessionLog.SessionHeader, StoreError>
+  /**
+   * What is stored now, from `fromSeq` on (1: every event), read a page at a
+   * time so the log is never held whole; it ends at the last stored event. It
+   * checks the log as `read` does and fails with the same error, naming the
+   * file (or database) and line, where `read` would fail; nothing is skipped.
+   * A torn tail ends it, as `read` leaves it out (see `recovery`). Includes
+   * the events this store appended (its buffer of the session is flushed first).
+   */
+  readonly stream: (id: SessionId, fromSeq: number) => Stream.Stream<SessionLog.SessionEvent, StoreError>
+  /**
+   * What `read` reports in `recovery` (a torn tail; an open last turn and the
+   * live process writing it), found by one streaming pass without holding the events.
+   */
+  readonly recovery: (id: SessionId) => Effect.Effect<Recovery, StoreError>
+  /**
+   * The events from `fromSeq` on as they are flushed — by this store, another
+   * process or another machine — each once, in seq order, never ending on its
+   * own (interrupt it to stop). Stored events come first, then each flushed
+   * batch soon after its flush (a write in progress is waited for, not read
+   * half). Damage fails it as `stream` does.
+   */
+  readonly follow: (id: SessionId, fromSeq: number) => Stream.Stream<SessionLog.SessionEvent, StoreError>
   /** Flushes and gives up the lease. */
   readonly release: (id: SessionId) => Effect.Effect<void, StoreError>
 }

@@ -27,6 +27,7 @@ import { type EventRow, eventOf, headerOf, type SessionRow } from "./internal/Sq
 import { migrate, SCHEMA_VERSION, versionOf } from "./internal/SqliteSchema.js"
 import { transaction } from "./internal/SqliteTransaction.js"
 import { makeWrite } from "./internal/SqliteWrite.js"
+import { POLL, type Tail } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import { SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
 import { summarize } from "./Summary.js"
@@ -42,6 +43,9 @@ export interface SqliteOptions {
 
 /** Rows per page read. */
 const PAGE_ROWS = 5000
+
+/** Rows per page of a streaming read. */
+const STREAM_ROWS = 500
 
 export const makeSqlite = (options: SqliteOptions) =>
   Effect.gen(function*() {
@@ -125,8 +129,38 @@ export const makeSqlite = (options: SqliteOptions) =>
         return { header, events }
       }).pipe(ioErrors("read"))
 
+    const header = (id: SessionId): Effect.Effect<SessionLog.SessionHeader, StoreError> =>
+      Effect.gen(function*() {
+        if (!(yield* hasSchema)) return yield* new SessionNotFound({ sessionId: id })
+        const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd, title FROM sessions WHERE id = ${id}`
+        if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
+        return yield* headerOf(file, row)
+      }).pipe(ioErrors("read"))
+
+    // Keyset pages after the last seq read; the first page of a whole read has
+    // no lower bound, so a row with seq 0 or below is met (and refused), not skipped.
+    const tail = (id: SessionId, fromSeq: number): Effect.Effect<Tail, StoreError> =>
+      Effect.map(header(id), () => {
+        let last = fromSeq <= 1 ? undefined : fromSeq - 1
+        return {
+          next: Effect.gen(function*() {
+            const after = last ?? Number.MIN_SAFE_INTEGER
+            const rows = yield* sql<EventRow>`SELECT seq, time, type, data FROM events
+              WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${STREAM_ROWS}`
+            const events: Array<SessionLog.SessionEvent> = []
+            for (const r of rows) {
+              events.push(yield* eventOf(file, id, r, (last ?? 0) + 1))
+              last = r.seq
+            }
+            return events
+          }).pipe(ioErrors("read")),
+          pending: () => undefined,
+        }
+      })
+
     const backend: Backend = {
       ...(options.program !== undefined ? { program: options.program } : {}),
+      streaming: { header, tail, pollInterval: POLL },
       acquire: (id) =>
         Effect.gen(function*() {
           yield* writable.pipe(ioErrors("create the schema in"))

@@ -4,13 +4,14 @@
  * at `open`, flush-and-release when the layer's scope closes. A layer supplies
  * only a `Backend`: how to take a lease, load, write and list its storage.
  */
-import { Console, Effect } from "effect"
+import { Console, Effect, Stream } from "effect"
 import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
 import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { self } from "./Liveness.js"
+import * as Streaming from "./Streaming.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
 export interface Loaded {
@@ -46,6 +47,8 @@ export interface Backend {
   readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
   /** The program this store's leases name (`Holder.program`), if it was told one. */
   readonly program?: string
+  /** Reading a session a page at a time, and hints of new events (see `Streaming`). */
+  readonly streaming: Streaming.Streaming
 }
 
 interface Held {
@@ -136,6 +139,13 @@ export const makeCore = (backend: Backend) =>
         })),
       )
 
+    // A streaming read sees what this store appended: its buffer of the session is flushed first.
+    const flushOwn = (id: SessionId): Effect.Effect<void, StoreError> =>
+      serial(Effect.suspend(() => {
+        const session = held.get(id)
+        return session === undefined ? Effect.void : flushHeld(session)
+      }))
+
     const service: Service = {
       create: (options) =>
         serial(Effect.gen(function*() {
@@ -218,6 +228,23 @@ export const makeCore = (backend: Backend) =>
           const listed = yield* backend.list()
           return { sessions: [...listed.sessions].sort(byRecency), unreadable: listed.unreadable }
         })),
+
+      header: (id) => Effect.zipRight(flushOwn(id), backend.streaming.header(id)),
+
+      stream: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.stream(backend.streaming, id, fromSeq))),
+
+      recovery: (id) =>
+        Effect.zipRight(
+          flushOwn(id),
+          Streaming.recovery(
+            backend.streaming,
+            id,
+            // A session this store holds is written here: its open turn is in flight in this process.
+            (id) => held.has(id) ? Effect.succeed(self()) : backend.holderOf?.(id) ?? Effect.succeed(undefined),
+          ),
+        ),
+
+      follow: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.follow(backend.streaming, id, fromSeq))),
 
       release: (id) =>
         serial(Effect.suspend(() => {

@@ -32,8 +32,11 @@ export class LineReader {
   /** Whether the line last returned is valid UTF-8. */
   validUtf8 = true
 
-  constructor(private readonly io: FileIo, private readonly fd: number, chunkSize = CHUNK) {
+  /** `start`: the file offset to read from (the start of a line); `firstLine`: that line's 1-based number. */
+  constructor(private readonly io: FileIo, private readonly fd: number, chunkSize = CHUNK, start = 0, firstLine = 1) {
     this.buffer = Buffer.allocUnsafe(chunkSize)
+    this.bufferStart = start
+    this.lineNumber = firstLine - 1
   }
 
   /** The next line without its newline, or undefined at the end of the file. */

@@ -90,11 +90,18 @@ const keepaliveSocket = () => new Socket().setKeepAlive(true, KEEPALIVE.idle * 1
 /** The pool behind the store. Connecting fails with a `StoreIOError` naming the database, within `connectTimeout`. */
 export const makeClient = (
   connection: Connection,
-  options: { readonly connectTimeout: Duration.Duration; readonly maxConnections: number; readonly program?: string },
+  options: {
+    readonly connectTimeout: Duration.Duration
+    readonly maxConnections: number
+    /** The program the connections name (`Holder.program`), if any. */
+    readonly program?: string
+    /** The name the connections carry (default `turnlog <pid> <host> [program]`, which names a lease holder). */
+    readonly applicationName?: string
+  },
 ): Effect.Effect<PgClient.PgClient, StoreIOError, Scope.Scope> =>
   PgClient.make({
     url: Redacted.make(connection.url),
-    applicationName: applicationName(options.program),
+    applicationName: options.applicationName ?? applicationName(options.program),
     connectTimeout: options.connectTimeout,
     maxConnections: options.maxConnections,
     stream: keepaliveSocket,

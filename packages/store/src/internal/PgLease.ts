@@ -18,6 +18,7 @@ import { type Duration, Effect, Exit, Scope } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Holder, LeaseLost, SessionLocked, StaleWriter, type StoreError, StoreIOError } from "../StoreError.js"
 import { holderIn } from "./PgConnection.js"
+import { CHANNEL } from "./PgFollow.js"
 import type { Writer } from "./Core.js"
 
 export interface LeaseContext {
@@ -41,11 +42,19 @@ export const holderOf = (sql: PgClient.PgClient, id: SessionId): Effect.Effect<H
 
 const INSERT_EVENTS = `INSERT INTO events (session_id, seq, type, "time", data)
   SELECT w.id, e.seq, e.type, e.time, e.data::json
-  FROM w, unnest($1::int4[], $2::text[], $3::text[], $4::text[]) AS e(seq, type, time, data)`
+  FROM w, n, unnest($1::int4[], $2::text[], $3::text[], $4::text[]) AS e(seq, type, time, data)`
+
+/**
+ * Followers are told of every write in the transaction that makes it (a
+ * notification is delivered at commit, and never for a write rolled back).
+ * Materialised so it runs once, whatever the join order.
+ */
+const NOTIFY = `n AS MATERIALIZED (SELECT pg_notify('${CHANNEL}', w.id) FROM w)`
 
 const APPEND = `WITH w AS (
     UPDATE sessions SET last_seq = $7, updated_at = $8, turns = turns + $9, first_message = coalesce(first_message, $10)
-    WHERE id = $5 AND last_seq = $6 RETURNING id)
+    WHERE id = $5 AND last_seq = $6 RETURNING id),
+  ${NOTIFY}
   ${INSERT_EVENTS}`
 
 /** The header alone: \`create\` makes the session durable before any event is written. */
@@ -54,7 +63,8 @@ const CREATE_EMPTY = `INSERT INTO sessions (id, version, created_at, cwd, title,
 
 const CREATE = `WITH w AS (
     INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
-    VALUES ($5, $6, $7, $8::json, $9::json, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING RETURNING id)
+    VALUES ($5, $6, $7, $8::json, $9::json, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING RETURNING id),
+  ${NOTIFY}
   ${INSERT_EVENTS}`
 
 /** What `list` keeps on the session row: turns started, and the first user message's title. */

@@ -2,8 +2,8 @@
 // calls `conformance` with a harness; the same assertions run against all three.
 import { describe, expect, it } from "@effect/vitest"
 import { hostname } from "node:os"
-import { Context, Effect, Either, Layer } from "effect"
-import { type SessionId, SessionLog } from "@turnlog/protocol"
+import { Chunk, Context, Duration, Effect, Either, Fiber, Layer, Schedule, Stream } from "effect"
+import { SessionId, SessionLog } from "@turnlog/protocol"
 import {
   TOOL_NOT_STARTED,
   TOOL_NOT_STARTED_CONTENT,
@@ -350,4 +350,85 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
           expect(loaded.events[0]!.time).toBe(TIME)
         })
       ))
+
+    it.effect("stream gives what read gives, a page at a time, from any seq; header and recovery without the events", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const written = [...stamped(1, everyType), ...range(15, 1234).map((s) => chunkEvent(s))]
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/streamed", title: "t" })
+              yield* store.append(id, written)
+              yield* store.flush(id)
+              return id
+            }))
+          yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const all = Chunk.toReadonlyArray(yield* Stream.runCollect(store.stream(id, 1)))
+              expect(JSON.stringify(all)).toBe(JSON.stringify(written))
+              const late = Chunk.toReadonlyArray(yield* Stream.runCollect(store.stream(id, 1000)))
+              expect(seqs(late)).toStrictEqual(range(1000, 1234))
+              expect(Chunk.size(yield* Stream.runCollect(store.stream(id, 1235)))).toBe(0)
+              const header = yield* store.header(id)
+              expect(header).toStrictEqual((yield* store.read(id)).header)
+              expect(header.title).toBe("t")
+              expect(yield* store.recovery(id)).toStrictEqual({})
+              const missing = yield* Effect.flip(Stream.runDrain(store.stream(SessionId.make("no-such-session"), 1)))
+              expect(missing._tag).toBe("SessionNotFound")
+              expect((yield* Effect.flip(store.header(SessionId.make("no-such-session"))))._tag).toBe("SessionNotFound")
+            }))
+          // A turn left open is reported as read reports it; the writer's own store sees its unflushed events.
+          yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              yield* store.open(id)
+              yield* store.append(id, stamped(1235, [{ type: "turn/start", data: {} }, userMessage("again")]))
+              const tail = Chunk.toReadonlyArray(yield* Stream.runCollect(store.stream(id, 1234)))
+              expect(seqs(tail)).toStrictEqual([1234, 1235, 1236])
+              const recovery = yield* store.recovery(id)
+              expect(recovery).toStrictEqual((yield* store.read(id)).recovery)
+              expect(recovery.openTurn?.seq).toBe(1235)
+            }))
+        })
+      ))
+
+    it.live("follow sees another store's flushes once each, in order, from any seq, and waits for more", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/followed" })
+              yield* store.append(id, range(1, 700).map((s) => chunkEvent(s)))
+              yield* store.flush(id)
+              return id
+            }))
+          yield* withStore(h, (reader) =>
+            withStore(h, (writer) =>
+              Effect.gen(function*() {
+                const seen: Array<number> = []
+                const follower = yield* Effect.fork(
+                  Stream.runForEach(reader.follow(id, 650), (event) => Effect.sync(() => void seen.push(event.seq))),
+                )
+                const until = (n: number) =>
+                  Effect.suspend(() => (seen.length >= n ? Effect.void : Effect.fail("waiting"))).pipe(
+                    Effect.retry(Schedule.spaced(Duration.millis(20))),
+                    Effect.timeout(Duration.seconds(30)),
+                  )
+                yield* until(51)
+                yield* writer.open(id)
+                for (const from of [701, 704, 1004]) {
+                  const to = from === 704 ? 1003 : from + 2
+                  yield* writer.append(id, range(from, to).map((s) => chunkEvent(s)))
+                  yield* writer.flush(id)
+                  yield* until(to - 649)
+                }
+                // Nothing more comes, and nothing came twice.
+                yield* Effect.sleep(Duration.millis(600))
+                expect(seen).toStrictEqual(range(650, 1006))
+                expect(follower.unsafePoll()).toBe(null)
+                yield* Fiber.interrupt(follower)
+              })
+            )
+          )
+        })
+      ), 60_000)
   })

@@ -1,0 +1,174 @@
+/**
+ * Reading a JSONL log incrementally from a byte offset: the streaming reads
+ * (`stream`, `follow`) take a page of events at a time and keep only where
+ * they stopped, never the log. A page is judged by the rules `read` applies
+ * (see `JsonlScan`), in the same words: a complete event after unreadable
+ * lines is damage (an error naming the file and line), a line that parses but
+ * is not an event of this version is refused, seq must continue. What follows
+ * the last good event and is not followed by a complete one — a line without
+ * its newline, or unparsable lines at the end — is a write in progress (or a
+ * torn tail a crash left): the page stops before it, so a follower reads it
+ * again once it is complete.
+ */
+import { constants, fstatSync, type Stats } from "node:fs"
+import { Either } from "effect"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
+import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent } from "../StoreError.js"
+import { decodeLine } from "./EventLine.js"
+import { errorCode, type FileIo } from "./FileIo.js"
+import { parseHeader } from "./JsonlScan.js"
+import { LineReader } from "./LineReader.js"
+
+/** Where a reader stopped: the offset of the next line to read (0: the header), its line number, the seq it must hold. */
+export interface Position {
+  readonly offset: number
+  readonly line: number
+  readonly nextSeq: number
+}
+
+export const START: Position = { offset: 0, line: 1, nextSeq: 1 }
+
+export interface Page {
+  readonly header?: SessionLog.SessionHeader
+  readonly events: Array<SessionLog.SessionEvent>
+  readonly position: Position
+  /** What follows the last complete event without being one (yet): its first line and size. */
+  readonly pending?: { readonly line: number; readonly bytes: number }
+}
+
+/** Small reads: a page is a few hundred events, and a follower rereads the end of the file often. */
+const CHUNK = 256 << 10
+
+const open = (io: FileIo, file: string, id: SessionId): Either.Either<number, StoreError> => {
+  let fd: number
+  try {
+    // Non-blocking, so a FIFO in the log's place cannot hang the reader.
+    fd = io.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return Either.left(new SessionNotFound({ sessionId: id }))
+    throw error
+  }
+  const stat = fstatSync(fd)
+  if (!stat.isFile()) {
+    io.closeSync(fd)
+    return Either.left(new SessionCorrupt({ file, line: 1, detail: `not a regular file (${fileKind(stat)}): not read` }))
+  }
+  return Either.right(fd)
+}
+
+// In the words `read` uses (see `JsonlScan`).
+const fileKind = (stat: Stats): string =>
+  stat.isFIFO()
+    ? "a FIFO"
+    : stat.isDirectory()
+    ? "a directory"
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+    ? "a device"
+    : stat.isSocket()
+    ? "a socket"
+    : "not a file"
+
+/**
+ * Up to `max` events from `position` on (events before `fromSeq` are checked
+ * but not returned, and do not count). Fewer than `max` means the end of what
+ * is complete now. Only the operating system's failures are thrown.
+ */
+export const readPage = (
+  io: FileIo,
+  file: string,
+  id: SessionId,
+  position: Position,
+  fromSeq: number,
+  max: number,
+): Either.Either<Page, StoreError> => {
+  const opened = open(io, file, id)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const fd = opened.right
+  try {
+    const size = io.fstatSync(fd).size
+    if (size < position.offset) {
+      return Either.left(
+        new SessionCorrupt({
+          file,
+          line: position.line,
+          detail: `the log is ${size} bytes, shorter than the ${position.offset} already read: committed data was removed`,
+        }),
+      )
+    }
+    const reader = new LineReader(io, fd, CHUNK, position.offset, position.line)
+    let header: SessionLog.SessionHeader | undefined
+    // The offset of the next line, kept by adding up line lengths (asking the reader for each would cost a chunk per line).
+    let at = position.offset
+    if (position.offset === 0) {
+      const line = reader.next()
+      if (line === undefined) return Either.left(new SessionCorrupt({ file, line: 1, detail: "the file is empty" }))
+      if (!reader.complete) return Either.left(new SessionCorrupt({ file, line: 1, detail: "the session header is incomplete" }))
+      const parsed = parseHeader(line, file, id)
+      if (Either.isLeft(parsed)) return Either.left(parsed.left)
+      header = parsed.right
+      at = Buffer.byteLength(line) + 1
+    }
+    const events: Array<SessionLog.SessionEvent> = []
+    let nextSeq = position.nextSeq
+    // The end of the last complete event read, and the line after it.
+    let end = at
+    let endLine = reader.lineNumber + 1
+    let damage: { readonly line: number; readonly offset: number } | undefined
+    for (let line = reader.next(); line !== undefined; line = reader.next()) {
+      const n = reader.lineNumber
+      const start = at
+      if (!reader.complete) {
+        damage ??= { line: n, offset: start }
+        break
+      }
+      at += Buffer.byteLength(line) + 1
+      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+      if (damage !== undefined) {
+        if (result._tag === "Event") {
+          return Either.left(
+            new SessionCorrupt({
+              file,
+              line: damage.line,
+              detail: result.event.type === "turn/end"
+                ? `unreadable line followed by a committed turn end (line ${n})`
+                : `unreadable line followed by a complete event (seq ${result.event.seq}, line ${n})`,
+            }),
+          )
+        }
+        continue
+      }
+      switch (result._tag) {
+        case "Event": {
+          if (result.event.seq !== nextSeq) {
+            return Either.left(
+              new SessionCorrupt({ file, line: n, detail: `expected event seq ${nextSeq}, found ${result.event.seq}` }),
+            )
+          }
+          nextSeq++
+          if (result.event.seq >= fromSeq) events.push(result.event)
+          end = at
+          endLine = n + 1
+          if (events.length >= max) {
+            return Either.right({ ...(header ? { header } : {}), events, position: { offset: end, line: endLine, nextSeq } })
+          }
+          break
+        }
+        case "Unparsable":
+          damage = { line: n, offset: start }
+          break
+        case "Unknown":
+          return Either.left(new UnknownEvent({ file, line: n, type: result.type }))
+        case "Invalid":
+          return Either.left(new SessionCorrupt({ file, line: n, detail: result.detail }))
+      }
+    }
+    return Either.right({
+      ...(header ? { header } : {}),
+      events,
+      position: { offset: end, line: endLine, nextSeq },
+      ...(damage !== undefined ? { pending: { line: damage.line, bytes: io.fstatSync(fd).size - damage.offset } } : {}),
+    })
+  } finally {
+    io.closeSync(fd)
+  }
+}
