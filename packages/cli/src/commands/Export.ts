@@ -2,14 +2,16 @@
  * `turnlog export <id>`: a session of any store on stdout in the JSONL log
  * format — the header line, then one event per line, exactly as the JSONL
  * store writes its log (for a JSONL session: its file, byte for byte, without
- * a torn tail). Read without changing anything; nothing is written to stdout
- * until the whole session has been read and verified, so a failure leaves
- * stdout empty rather than holding a log that looks complete and is not.
+ * a torn tail). Read without changing anything, and streamed: one pass checks
+ * the whole log (as `read` would) before anything is written, so a damaged
+ * log leaves stdout empty rather than holding a log that looks complete and
+ * is not; a second pass writes it a page at a time, so memory does not grow
+ * with the session.
  * A turn left open, or in flight in another process, is exported as it is,
  * with a note on stderr.
  */
-import { Effect } from "effect"
-import type { SessionId, SessionLog } from "@turnlog/protocol"
+import { Effect, Stream } from "effect"
+import type { SessionLog } from "@turnlog/protocol"
 import { LogFormat, SessionStore, type StoreError } from "@turnlog/store"
 import * as Layers from "../Layers.js"
 import { note } from "../Output.js"
@@ -17,14 +19,6 @@ import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
-interface Read {
-  readonly header: SessionLog.SessionHeader
-  readonly events: ReadonlyArray<SessionLog.SessionEvent>
-  readonly recovery: SessionStore.Recovery
-}
-
-/** The one place the session is read: a whole-session read today, the store's streaming read when it has one. */
-const eventsOf = (store: SessionStore.Service, id: SessionId): Effect.Effect<Read, StoreError.StoreError> => store.read(id)
 
 /** Stdout in pieces, each waited for: a reader slower than the log (a pipe) holds the command, not its memory. */
 const PIECE = 1 << 20
@@ -34,16 +28,19 @@ const write = (text: string): Effect.Effect<void> =>
     process.stdout.write(text, () => resume(Effect.void))
   })
 
-const writeAll = (header: SessionLog.SessionHeader, events: ReadonlyArray<SessionLog.SessionEvent>) =>
+const writeAll = (
+  header: SessionLog.SessionHeader,
+  events: Stream.Stream<SessionLog.SessionEvent, StoreError.StoreError>,
+): Effect.Effect<void, StoreError.StoreError> =>
   Effect.gen(function*() {
     let text = LogFormat.encodeHeader(header)
-    for (let i = 0; i < events.length; i++) {
-      text += LogFormat.encodeEvents([events[i]!])
-      if (text.length >= PIECE) {
-        yield* write(text)
-        text = ""
-      }
-    }
+    yield* Stream.runForEach(events, (event) => {
+      text += LogFormat.encodeEvents([event])
+      if (text.length < PIECE) return Effect.void
+      const piece = text
+      text = ""
+      return write(piece)
+    })
     if (text.length > 0) yield* write(text)
   })
 
@@ -51,8 +48,9 @@ export const exportSession = (settings: Settings, options: { readonly id: string
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
     const id = yield* SessionIdArg.parse(options.id)
-    const session = yield* eventsOf(store, id).pipe(Effect.mapError(toCommandError))
-    const { openTurn, tornTail } = session.recovery
+    // The checking pass: a damaged log fails here, before stdout is touched.
+    const { openTurn, tornTail } = yield* store.recovery(id).pipe(Effect.mapError(toCommandError))
+    const header = yield* store.header(id).pipe(Effect.mapError(toCommandError))
     if (tornTail !== undefined) {
       yield* note(
         `session ${id}: a torn tail of ${tornTail.bytes} bytes at line ${tornTail.line} (an unfinished write) is not exported`,
@@ -65,5 +63,5 @@ export const exportSession = (settings: Settings, options: { readonly id: string
           : `session ${id}: its last turn (from event ${openTurn.seq}) is in flight on host ${openTurn.holder.host} by process ${openTurn.holder.pid}; exported as far as it is written`,
       )
     }
-    yield* writeAll(session.header, session.events)
+    yield* writeAll(header, store.stream(id, 1)).pipe(Effect.mapError(toCommandError))
   }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
