@@ -151,6 +151,15 @@ export type EventInput = { [T in EventType]: Omit<EventOf<T>, "seq" | "time"> }[
 export const isEventType = (type: unknown): type is EventType =>
   typeof type === "string" && Object.prototype.hasOwnProperty.call(EventData, type)
 
+/**
+ * The event types that carry raw stream chunks: one chunk per event
+ * (`assistant/chunk`, the version-1 form) or a batch of one request's
+ * consecutive chunks (`assistant/chunks`, version 2). Readers that skip or
+ * single out raw chunks test the type through this one predicate.
+ */
+export const RAW_CHUNK_TYPES: ReadonlyArray<string> = ["assistant/chunk", "assistant/chunks"]
+export const isRawChunk = (type: unknown): boolean => type === "assistant/chunk" || type === "assistant/chunks"
+
 /** Gives events their place: contiguous seq from `nextSeq`, one timestamp. */
 export const stamp = (
   nextSeq: number,

@@ -73,6 +73,14 @@ describe("SessionLog", () => {
     expect(Either.isLeft(SessionLog.decodeEvent({ seq: 1, time: "t", type: "turn/paused", data: {} }))).toBe(true)
   })
 
+  it("names the raw chunk event types, one chunk or a batch, and nothing else", () => {
+    expect(SessionLog.isRawChunk("assistant/chunk")).toBe(true)
+    expect(SessionLog.isRawChunk("assistant/chunks")).toBe(true)
+    expect(SessionLog.isRawChunk("assistant/message")).toBe(false)
+    expect(SessionLog.isRawChunk(undefined)).toBe(false)
+    expect(SessionLog.RAW_CHUNK_TYPES).toEqual(["assistant/chunk", "assistant/chunks"])
+  })
+
   it("stamps contiguous seq from the next one, with one time", () => {
     const events = SessionLog.stamp(5, [{ type: "turn/start", data: {} }, { type: "turn/end", data: { reason: "completed" } }], "T")
     expect(events).toEqual([
