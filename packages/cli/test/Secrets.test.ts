@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { SessionLog } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
 import { decodeConfig } from "../src/Settings.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
@@ -185,9 +186,8 @@ describe("a scripted model that splits a key across text deltas", () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("The key: [redacted], in pieces.\n")
     const log = logOf(home)
-    const deltas = log.lines.filter((l) => l.type === "assistant/chunk").map((l) =>
-      (l.data as { chunk: { type: string; text?: string } }).chunk
-    ).filter((c) => c.type === "text-delta").map((c) => c.text)
+    const deltas = log.lines.flatMap((l) => SessionLog.chunksOf(l as unknown as SessionLog.SessionEvent))
+      .flatMap((c) => (c.type === "text-delta" ? [c.text] : []))
     expect(deltas).toEqual(["The key: ", "", "[redacted], in", " pieces."])
     expect(log.text).not.toContain(ANTHROPIC_KEY)
   })
