@@ -173,9 +173,9 @@ describe("the packed packages", () => {
       updates: ["turn-start", "tool-call", "tool-running", "tool-result", "text-delta", "turn-end completed"],
       events: [
         "turn/start", "user/message",
-        "request/start", "assistant/chunk", "assistant/chunk", "assistant/chunk", "assistant/chunk", "assistant/message",
+        "request/start", "assistant/chunks", "assistant/message",
         "tool/call", "tool/result",
-        "request/start", "assistant/chunk", "assistant/chunk", "assistant/chunk", "assistant/chunk", "assistant/message",
+        "request/start", "assistant/chunks", "assistant/message",
         "turn/end",
       ],
       file: "hi\n",

@@ -6,6 +6,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { afterEach, describe, expect, it } from "vitest"
+import { SessionLog } from "@turnlog/protocol"
 import { cleanup, finish, start, text, toolCall } from "./realLoop.js"
 
 afterEach(cleanup)
@@ -33,7 +34,7 @@ describe("a permission answer that is not a RequestPermissionResponse", () => {
         })
       const log = await h.log(id)
       const shape = log.events.flatMap((e) =>
-        e.type === "assistant/chunk" ? [] : e.type === "tool/result" ? [`tool/result ${e.data.code}`] : [e.type]
+        SessionLog.isRawChunk(e.type) ? [] : e.type === "tool/result" ? [`tool/result ${e.data.code}`] : [e.type]
       )
       expect({ outcome, shape }).toEqual({
         outcome: { stopReason: "end_turn" },

@@ -116,7 +116,7 @@ export const make = (config: Config) =>
         )
         const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : route
         const session: Table.Session = {
-          journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events),
+          journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events, loaded.header.version),
           turn: Option.none(),
         }
         return [loaded, Table.withSession(t, id, session)] as const
@@ -149,16 +149,19 @@ export const make = (config: Config) =>
         const blocks: ReadonlyArray<ContentBlock> = typeof content === "string"
           ? [{ type: "text", text: content }]
           : content
+        const writer = Journal.writer(store, session.journal)
         const fiber = yield* Turn.run({
           adapter,
           tools: registry,
           permissions,
           journal: session.journal,
-          writer: Journal.writer(store, session.journal),
+          writer,
           config: settings,
           emit: (update) => Queue.offer(queue, Take.of(update)),
           cancel: turn.cancel,
         }, blocks).pipe(
+          // A turn that failed or was stopped still hands its streamed chunks to the store.
+          Effect.ensuring(Effect.ignore(writer.close)),
           Effect.exit,
           Effect.flatMap((exit) =>
             Exit.isSuccess(exit)
@@ -185,14 +188,15 @@ export const make = (config: Config) =>
       }))
 
     const compact: Service["compact"] = (id) =>
-      Effect.flatMap(begin(id), ({ session, turn }) =>
-        Effect.gen(function*() {
+      Effect.flatMap(begin(id), ({ session, turn }) => {
+        const writer = Journal.writer(store, session.journal)
+        return Effect.gen(function*() {
           const deps = {
             adapter,
             tools,
             permissions,
             journal: session.journal,
-            writer: Journal.writer(store, session.journal),
+            writer,
             config: settings,
             emit: () => Effect.void,
             cancel: turn.cancel,
@@ -208,7 +212,11 @@ export const make = (config: Config) =>
           const done = yield* Compact.run(deps, budget.right, 0)
           if (Either.isLeft(done)) return yield* new CompactionFailed({ message: done.left.message })
           return done.right
-        }).pipe(Effect.ensuring(finished(id, turn))))
+        }).pipe(
+          Effect.ensuring(Effect.ignore(writer.close)),
+          Effect.ensuring(finished(id, turn)),
+        )
+      })
 
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {

@@ -59,7 +59,8 @@ describe("retry", () => {
       const events = yield* h.events()
       expect(events.at(-1)!.data).toEqual({ reason: "error", failure: AUTH_401 })
       expect(events.some((e) => e.type === "assistant/message")).toBe(false)
-      expect(h.ops.slice(-2)).toEqual(["append turn/end", "flush"])
+      // The failed attempt's chunks go in with the turn's end, before the flush.
+      expect(h.ops.slice(-2)).toEqual(["append assistant/chunks,turn/end", "flush"])
     }))
 
   it.scoped("the provider's retry-after is honoured, and backoff doubles", () =>

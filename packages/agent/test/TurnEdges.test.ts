@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Schema, Stream } from "effect"
+import { SessionLog } from "@turnlog/protocol"
 import * as Tools from "../src/Tools.js"
 import * as C from "./support/chunks.js"
 import { promptCancelling, setup, tempDir, types } from "./support/harness.js"
@@ -32,7 +33,7 @@ describe("a tool that throws", () => {
       const events = yield* h.events()
       expect({
         exit: exit._tag === "Success" ? exit.value.at(-1) : String(exit.cause),
-        last: types(events).filter((t) => t !== "assistant/chunk").slice(-4),
+        last: types(events).filter((t) => !SessionLog.isRawChunk(t)).slice(-4),
         result: events.find((e) => e.type === "tool/result")?.data,
       }).toEqual({
         exit: { type: "turn-end", reason: "completed" },
@@ -79,7 +80,7 @@ describe("a new session whose first write fails", () => {
 })
 
 describe("store failures half-way", () => {
-  for (const failing of ["assistant/chunk", "assistant/message", "turn/end", "request/start"] as const) {
+  for (const failing of ["assistant/chunks", "assistant/message", "turn/end", "request/start"] as const) {
     it.scopedLive(`failing the first ${failing} append: contiguous seqs, one closed turn, the next prompt completes`, () =>
       Effect.gen(function*() {
         let armed = true

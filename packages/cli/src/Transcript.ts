@@ -6,7 +6,7 @@
  * shown, and the tool calls an output-limit cut dropped.
  */
 import { Assembler } from "@turnlog/assembler"
-import type { Failure, SessionLog } from "@turnlog/protocol"
+import { type Failure, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 
 export type Item =
@@ -114,7 +114,10 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
       case "permission/rule":
         break
       case "assistant/chunk":
-        if (attempt !== undefined) attempt = Assembler.step(attempt, event.data.chunk)
+      case "assistant/chunks":
+        if (attempt !== undefined) {
+          for (const chunk of SessionLog.chunksOf(event)) attempt = Assembler.step(attempt, chunk)
+        }
         break
       case "assistant/message": {
         if (summaryRequest) {

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { SessionLog, type StreamChunk } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
 import { decodeConfig } from "../src/Settings.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
@@ -116,8 +117,8 @@ describe("against the loopback provider, with keys in the environment", () => {
     const log = logOf(home)
     expect(toolResults(log.lines)).toEqual(["[redacted]\n"])
     // The raw argument deltas logged put together hold the placeholder, not fragments of the key.
-    const argumentDeltas = log.lines.map((l) => (l.data as { chunk?: { type: string; argumentsDelta?: string } } | undefined)?.chunk)
-      .filter((c) => c?.type === "tool-call-delta").map((c) => c!.argumentsDelta)
+    const argumentDeltas = log.lines.flatMap((l) => SessionLog.chunksOf(l as unknown as SessionLog.SessionEvent))
+      .flatMap((c) => (c.type === "tool-call-delta" ? [c.argumentsDelta] : []))
     expect(argumentDeltas.length).toBeGreaterThan(1)
     expect(argumentDeltas.join("")).toBe('{"command":"echo [redacted]"}')
     const next = server.requests()[before + 1]!
@@ -126,7 +127,14 @@ describe("against the loopback provider, with keys in the environment", () => {
 
     // A log written before redaction existed: show and the next request still carry no key.
     const file = join(home, "sessions", `${log.id}.jsonl`)
-    writeFileSync(file, log.text.replaceAll("[redacted]", KEY))
+    // Written as that build would have: the key in every text, raw chunks included (a batch re-encoded around it).
+    const withKey = log.text.trimEnd().split("\n").map((line) => {
+      const value = JSON.parse(line) as SessionLog.SessionEvent
+      if (value.type !== "assistant/chunks") return line.replaceAll("[redacted]", KEY)
+      const chunks = SessionLog.chunksOf(value).map((c) => JSON.parse(JSON.stringify(c).replaceAll("[redacted]", KEY)) as StreamChunk)
+      return JSON.stringify({ ...value, data: SessionLog.batchOf(chunks).data })
+    })
+    writeFileSync(file, withKey.join("\n") + "\n")
     const shown = await turnlog(["show", log.id], { cwd, env })
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toContain("Your key is [redacted] and [redacted].")
@@ -185,9 +193,8 @@ describe("a scripted model that splits a key across text deltas", () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe("The key: [redacted], in pieces.\n")
     const log = logOf(home)
-    const deltas = log.lines.filter((l) => l.type === "assistant/chunk").map((l) =>
-      (l.data as { chunk: { type: string; text?: string } }).chunk
-    ).filter((c) => c.type === "text-delta").map((c) => c.text)
+    const deltas = log.lines.flatMap((l) => SessionLog.chunksOf(l as unknown as SessionLog.SessionEvent))
+      .flatMap((c) => (c.type === "text-delta" ? [c.text] : []))
     expect(deltas).toEqual(["The key: ", "", "[redacted], in", " pieces."])
     expect(log.text).not.toContain(ANTHROPIC_KEY)
   })

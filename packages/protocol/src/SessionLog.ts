@@ -3,8 +3,18 @@
  * 1. Every store layer (JSONL, SQLite, memory) and the history reader share
  * this one definition. An unknown `type` is not an event of this version: it is
  * refused at the boundary, never skipped.
+ *
+ * Versions. 1: each raw chunk is its own `assistant/chunk` event. 2: a
+ * request's raw chunks are written as batches (`assistant/chunks`, see
+ * `ChunkBatch`), a batch closed before any other event and before every
+ * flush. This build reads both, and keeps writing a session in the version
+ * its header names (a version-1 session stays readable by the build that
+ * made it); new sessions are version 2. A header of a later version is
+ * refused as written by a newer build. Readers take a raw chunk event's
+ * chunks through `chunksOf`, whichever form it has.
  */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
+import * as ChunkBatch from "./ChunkBatch.js"
 import { Failure, FinishReason } from "./Finish.js"
 import { MessageId, SessionId } from "./Ids.js"
 import { Message } from "./Message.js"
@@ -12,7 +22,10 @@ import { StreamChunk } from "./StreamChunk.js"
 import { Usage } from "./Usage.js"
 
 /** The log format version this build reads and writes. */
-export const LOG_VERSION = 1
+export const LOG_VERSION = 2
+
+/** The version whose sessions log each raw chunk as its own `assistant/chunk` event. */
+export const UNBATCHED_VERSION = 1
 
 export const SessionHeader = Schema.Struct({
   type: Schema.Literal("session"),
@@ -57,6 +70,8 @@ export const EventData = {
     purpose: Schema.optionalWith(RequestPurpose, { exact: true }),
   }),
   "assistant/chunk": Schema.Struct({ chunk: StreamChunk }),
+  /** Consecutive raw chunks of one request, encoded (version 2). */
+  "assistant/chunks": Schema.Struct({ entries: ChunkBatch.Entries }),
   "assistant/message": Schema.Struct({
     message: Message,
     finish: FinishReason,
@@ -120,6 +135,7 @@ export const TurnStart = eventOf("turn/start")
 export const UserMessage = eventOf("user/message")
 export const RequestStart = eventOf("request/start")
 export const AssistantChunk = eventOf("assistant/chunk")
+export const AssistantChunks = eventOf("assistant/chunks")
 export const AssistantMessage = eventOf("assistant/message")
 export const ToolCall = eventOf("tool/call")
 export const ToolResult = eventOf("tool/result")
@@ -133,6 +149,7 @@ export const SessionEvent = Schema.Union(
   UserMessage,
   RequestStart,
   AssistantChunk,
+  AssistantChunks,
   AssistantMessage,
   ToolCall,
   ToolResult,
@@ -150,6 +167,42 @@ export type EventInput = { [T in EventType]: Omit<EventOf<T>, "seq" | "time"> }[
 
 export const isEventType = (type: unknown): type is EventType =>
   typeof type === "string" && Object.prototype.hasOwnProperty.call(EventData, type)
+
+/**
+ * The event types that carry raw stream chunks: one chunk per event
+ * (`assistant/chunk`, the version-1 form) or a batch of one request's
+ * consecutive chunks (`assistant/chunks`, version 2). Readers that skip or
+ * single out raw chunks test the type through this one predicate.
+ */
+export const RAW_CHUNK_TYPES: ReadonlyArray<string> = ["assistant/chunk", "assistant/chunks"]
+export const isRawChunk = (type: unknown): type is "assistant/chunk" | "assistant/chunks" =>
+  type === "assistant/chunk" || type === "assistant/chunks"
+
+/** A raw chunk event, of either form. */
+export type RawChunkEvent = EventOf<"assistant/chunk"> | EventOf<"assistant/chunks">
+
+/**
+ * The raw chunks an event carries, in order, whatever its form: none for an
+ * event that is not a raw chunk event. A batch's back-references are checked
+ * when it is decoded, so a batch read from a log always decodes; one built by
+ * hand that does not is a defect of its maker.
+ */
+export const chunksOf = (event: SessionEvent): ReadonlyArray<StreamChunk> => {
+  switch (event.type) {
+    case "assistant/chunk":
+      return [event.data.chunk]
+    case "assistant/chunks":
+      return Either.getOrThrowWith(ChunkBatch.decode(event.data.entries), (reason) => new Error(reason))
+    default:
+      return []
+  }
+}
+
+/** The event that logs a batch of raw chunks (version 2). */
+export const batchOf = (chunks: ReadonlyArray<StreamChunk>): Omit<EventOf<"assistant/chunks">, "seq" | "time"> => ({
+  type: "assistant/chunks",
+  data: { entries: ChunkBatch.encode(chunks) },
+})
 
 /** Gives events their place: contiguous seq from `nextSeq`, one timestamp. */
 export const stamp = (

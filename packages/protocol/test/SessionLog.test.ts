@@ -15,6 +15,7 @@ describe("SessionLog", () => {
       `{"seq":2,"time":"t","type":"user/message","data":{"message":{"id":"m1","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}}}}`,
       `{"seq":3,"time":"t","type":"request/start","data":{"provider":"anthropic","model":"claude","step":1}}`,
       `{"seq":4,"time":"t","type":"assistant/chunk","data":{"chunk":{"type":"finish","reason":{"kind":"max-tokens"},"replayState":{"response":{"kind":"pi-ai","version":2,"nested":[1,{"a":null}]},"blocks":[{"type":"text"},{"type":"tool-call"}]}}}}`,
+      `{"seq":4,"time":"t","type":"assistant/chunks","data":{"entries":[{"type":"block-start","index":0,"blockType":"text"},{"type":"text-deltas","index":0,"text":"Hello","lengths":[2,3]},{"type":"block-end-assembled","index":0},{"type":"tool-call-deltas","index":1,"id":"c","name":"n","arguments":"{}","lengths":[1,1]}]}}`,
       `{"seq":5,"time":"t","type":"assistant/message","data":{"message":{"id":"m2","role":"assistant","content":[{"type":"reasoning","text":"r"},{"type":"text","text":"a"}],"source":{"kind":"model","provider":"p","model":"m","replayState":{"kind":"pi-ai","version":1,"blocks":["x"]}}},"finish":{"kind":"max-tokens"},"usage":{"inputTokens":3,"outputTokens":4,"reasoningTokens":1}}}`,
       `{"seq":6,"time":"t","type":"tool/call","data":{"callId":"c1","name":"read_file","arguments":"{\\"path\\":"}}`,
       `{"seq":7,"time":"t","type":"tool/result","data":{"message":{"id":"m3","role":"user","content":[{"type":"tool-result","toolCallId":"c1","content":"boom","isError":true}],"source":{"kind":"tool","callId":"c1"}},"code":"TOOL_OUTCOME_UNKNOWN"}}`,
@@ -35,6 +36,7 @@ describe("SessionLog", () => {
       "user/message",
       "request/start",
       "assistant/chunk",
+      "assistant/chunks",
       "assistant/message",
       "tool/call",
       "tool/result",
@@ -71,6 +73,14 @@ describe("SessionLog", () => {
     expect(SessionLog.isEventType("turn/start")).toBe(true)
     expect(SessionLog.isEventType("turn/paused")).toBe(false)
     expect(Either.isLeft(SessionLog.decodeEvent({ seq: 1, time: "t", type: "turn/paused", data: {} }))).toBe(true)
+  })
+
+  it("names the raw chunk event types, one chunk or a batch, and nothing else", () => {
+    expect(SessionLog.isRawChunk("assistant/chunk")).toBe(true)
+    expect(SessionLog.isRawChunk("assistant/chunks")).toBe(true)
+    expect(SessionLog.isRawChunk("assistant/message")).toBe(false)
+    expect(SessionLog.isRawChunk(undefined)).toBe(false)
+    expect(SessionLog.RAW_CHUNK_TYPES).toEqual(["assistant/chunk", "assistant/chunks"])
   })
 
   it("stamps contiguous seq from the next one, with one time", () => {

@@ -3,7 +3,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { hostname } from "node:os"
-import type { SessionLog } from "@turnlog/protocol"
+import { SessionLog } from "@turnlog/protocol"
 import * as Postgres from "../src/Postgres.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
@@ -52,7 +52,7 @@ describePostgres("postgres: schema, versions and refusals", () => {
           { session_id: id, seq: 3, type: "turn/end", time: turn[2]!.time, data: "{\"reason\":\"completed\"}" },
         ])
         expect(yield* admin(`SELECT id, version, cwd::text, title::text, turns, first_message, last_seq FROM ${schema}.sessions`)).toStrictEqual([
-          { id, version: 1, cwd: "\"/p\"", title: null, turns: 1, first_message: "hello", last_seq: 3 },
+          { id, version: SessionLog.LOG_VERSION, cwd: "\"/p\"", title: null, turns: 1, first_message: "hello", last_seq: 3 },
         ])
         const analyzed = yield* admin<{ readonly relname: string }>(
           `SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_analyze IS NOT NULL ORDER BY relname`,
@@ -93,12 +93,12 @@ describePostgres("postgres: schema, versions and refusals", () => {
     withSchema((h, schema, where) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
-        yield* admin(`UPDATE ${schema}.sessions SET version = 2`)
+        yield* admin(`UPDATE ${schema}.sessions SET version = 3`)
         expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({
           _tag: "UnsupportedVersion",
           file: where,
-          found: 2,
-          supported: 1,
+          found: 3,
+          supported: 2,
         })
         const listed = yield* withStore(h, (store) => store.list())
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])

@@ -6,7 +6,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
-import type { SessionId } from "@turnlog/protocol"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
 import * as Sqlite from "../src/Sqlite.js"
 import { conformance, type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
@@ -61,7 +61,7 @@ describe("sqlite: schema, durability settings and refusals", () => {
         ])
         expect(yield* db("SELECT count(*) AS n FROM leases")).toStrictEqual([{ n: 0 }])
         expect(yield* db("SELECT id, version, cwd, title, turns, first_message FROM sessions")).toStrictEqual([
-          { id, version: 1, cwd: "/p", title: null, turns: 1, first_message: "hello" },
+          { id, version: SessionLog.LOG_VERSION, cwd: "/p", title: null, turns: 1, first_message: "hello" },
         ])
       })
     ))
@@ -112,12 +112,12 @@ describe("sqlite: schema, durability settings and refusals", () => {
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         const file = join(home, "sessions.db")
-        yield* db("UPDATE sessions SET version = 2")
+        yield* db("UPDATE sessions SET version = 3")
         expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({
           _tag: "UnsupportedVersion",
           file,
-          found: 2,
-          supported: 1,
+          found: 3,
+          supported: 2,
         })
         // Listed as unreadable, with why; it hides no other session.
         const listed = yield* withStore(h, (store) => store.list())

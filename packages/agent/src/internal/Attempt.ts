@@ -9,7 +9,6 @@ import { Assembler } from "@turnlog/assembler"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { StreamChunk } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
-import * as Events from "./Events.js"
 import type { TurnDeps } from "./TurnContext.js"
 
 /** What one attempt streamed. */
@@ -66,7 +65,8 @@ export const stalled = (provider: string, idleTimeoutMs: number): StreamChunk =>
 /** Logs a chunk (the raw chunk is the evidence, whatever assembly makes of it), then shows what it shows. */
 const record = (deps: TurnDeps, chunk: StreamChunk, show: boolean): Effect.Effect<void, StoreError.StoreError> =>
   Effect.zipRight(
-    deps.writer.log([Events.assistantChunk(chunk)]),
+    // Held for the next batch at most: what is shown is never delayed by the log.
+    deps.writer.chunk(chunk),
     show && (chunk.type === "text-delta" || chunk.type === "reasoning-delta")
       ? deps.emit({ type: chunk.type, text: chunk.text })
       : Effect.void,

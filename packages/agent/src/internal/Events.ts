@@ -12,7 +12,6 @@ import {
   makeToolResult,
   type Message,
   type SessionLog,
-  type StreamChunk,
   type ToolCallBlock,
 } from "@turnlog/protocol"
 import type { Route } from "./Journal.js"
@@ -47,11 +46,8 @@ export const replayDegrade = (data: SessionLog.EventOf<"replay/degrade">["data"]
   data,
 })
 
-/** A raw chunk as the adapter sent it, logged before it is assembled. */
-export const assistantChunk = (chunk: StreamChunk): Input<"assistant/chunk"> => ({
-  type: "assistant/chunk",
-  data: { chunk },
-})
+// Raw chunks are written through `Journal.Writer.chunk`: one event each or a
+// batch, as the session's log version says.
 
 /** A finished response: the assembled blocks with the pruned envelope. */
 export const assistantMessage = (route: Route, result: Assembler.Assembled): Input<"assistant/message"> => ({

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { expect } from "@effect/vitest"
 import { Chunk, Context, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
-import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
+import { type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
 import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
 import * as AgentLoop from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
@@ -153,11 +153,11 @@ export const shapes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
 
 export const types = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => e.type)
 
-/** Consecutive `assistant/chunk` events folded into one entry, to read the shape of a log. */
+/** Consecutive raw chunk events (one chunk or a batch each) folded into one entry, to read the shape of a log. */
 export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<string> => {
   const out: Array<string> = []
   for (const e of events) {
-    const label = e.type === "assistant/chunk" ? "assistant/chunk*" : e.type
+    const label = SessionLog.isRawChunk(e.type) ? "assistant/chunk*" : e.type
     if (label === "assistant/chunk*" && out[out.length - 1] === label) continue
     out.push(label)
   }
@@ -165,6 +165,6 @@ export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<s
 }
 
 export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
-  events.flatMap((e) => (e.type === "assistant/chunk" ? [e.data.chunk] : []))
+  events.flatMap(SessionLog.chunksOf)
 
 export const updateTypes = (updates: ReadonlyArray<AgentLoop.AgentUpdate>) => updates.map((u) => u.type)

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Effect, Layer, Ref, Stream } from "effect"
 import { AgentLoop, Builtins, Permissions, Tools } from "@turnlog/agent"
 import { ReplayDiagnostics } from "@turnlog/llm"
-import type { SessionId, SessionLog } from "@turnlog/protocol"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
@@ -98,11 +98,10 @@ const program = (workspace: string, diagnostics: Ref.Ref<ReadonlyArray<Diagnosti
     yield* section(`Session ${id}: a response cut off at the output limit while calling a tool`)
     const first = yield* turn(id, DemoScript.PROMPTS.cutOff)
     const turn1 = eventsOfLastTurn((yield* store.read(id)).events)
-    const finish = turn1.flatMap((e) =>
-      e.type === "assistant/chunk" && e.data.chunk.type === "finish" ? [e.data.chunk] : []
-    )[0]
+    const chunks1 = turn1.flatMap(SessionLog.chunksOf)
+    const finish = chunks1.flatMap((c) => (c.type === "finish" ? [c] : []))[0]
     const stored = turn1.flatMap((e) => (e.type === "assistant/message" ? [e.data.message] : []))[0]
-    const streamedCalls = turn1.filter((e) => e.type === "assistant/chunk" && e.data.chunk.type === "tool-call-delta")
+    const streamedCalls = chunks1.filter((c) => c.type === "tool-call-delta")
     const toolCalls = turn1.filter((e) => e.type === "tool/call").length
     yield* label(
       "cut off",

@@ -77,6 +77,7 @@ export const collect = (
         summaryRequest = event.data.purpose === "compaction"
         break
       case "assistant/chunk":
+      case "assistant/chunks":
         break
       case "turn/start":
       case "tool/call":

@@ -5,7 +5,7 @@
  * walks the log backwards only as far as the latest usage (or compaction):
  * its cost follows what was added since, not the session's length.
  */
-import type { Message, SessionLog, Usage } from "@turnlog/protocol"
+import { type Message, SessionLog, type Usage } from "@turnlog/protocol"
 
 export const CHARS_PER_TOKEN = 4
 /** What a message costs beyond its content (role, framing). */
@@ -97,7 +97,7 @@ export const estimate = (events: ReadonlyArray<SessionLog.SessionEvent>, options
   let held: AssistantEvent | undefined
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
-    if (event.type === "assistant/chunk") continue
+    if (SessionLog.isRawChunk(event.type)) continue
     if (held !== undefined) {
       const summaryRequest = event.type === "request/start" && event.data.purpose === "compaction"
       if (!summaryRequest) {

@@ -1,0 +1,142 @@
+// What a turn costs on disk, and that batching raw chunks keeps the log's
+// promises: every chunk kept, everything streamed before a request flushed
+// before it starts, and a version-1 session still written one chunk per event.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { LlmAdapter, Scripted } from "@turnlog/llm"
+import { type ReplayEnvelope, SessionLog, type StreamChunk } from "@turnlog/protocol"
+import * as C from "./support/chunks.js"
+import { chunksOf, outline, setup, tempDir } from "./support/harness.js"
+
+/** The words of a model's answer, each delta one word with its space, as providers stream them. */
+const ANSWER = (
+  "The retry schedule starts at the base delay and doubles it after every failed attempt, " +
+  "capped at the maximum delay, unless the provider said when to come back, which is honoured as given. " +
+  "Only failures that showed nothing to the user are retried, so a retry never repeats text on the screen. " +
+  "A request that failed because the context window is full is compacted once and sent again; a request " +
+  "whose replay state was refused is sent again with that state set aside, also once per step, so a refusal " +
+  "never loops. Everything the model streamed before a failure stays in the log as evidence, and the next " +
+  "request is built from the durable messages only, never from the chunks of the failed attempt, which keeps " +
+  "the history the same for every retry of the step."
+).split(/(?<=\s)/)
+
+/** An envelope of the size the pi-ai adapter writes for one text block. */
+const ENVELOPE: ReplayEnvelope = {
+  response: {
+    kind: "pi-ai",
+    version: 2,
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    responseId: "msg_01XFDUDYJgAACzvnptvVoYEL",
+    stopReason: "stop",
+  },
+  blocks: [{ type: "text" }],
+}
+
+/** A text answer of `n` one-word deltas, with usage and a finish carrying the envelope. */
+const answer = (n: number): Array<StreamChunk> => {
+  expect(ANSWER.length).toBeGreaterThanOrEqual(n)
+  return [...C.text(0, ...ANSWER.slice(0, n)), C.usage(1200, n), C.stop(ENVELOPE)]
+}
+
+const PROMPT = "How does the retry schedule decide when to try again?"
+
+const sizeOf = (home: string, id: string) => fs.statSync(path.join(home, "sessions", `${id}.jsonl`)).size
+
+/** The bytes one turn adds to the session's log. */
+const turnBytes = (h: Effect.Effect.Success<ReturnType<typeof setup>>) =>
+  Effect.gen(function*() {
+    const before = sizeOf(h.home, h.id)
+    yield* h.prompt(PROMPT)
+    return sizeOf(h.home, h.id) - before
+  })
+
+/** A version-1 session (its header only, as the build before batching made it) opened by the loop. */
+const versionOne = (h: Effect.Effect.Success<ReturnType<typeof setup>>) =>
+  Effect.gen(function*() {
+    const id = "20261201T000000-0000v1v1"
+    const header = { type: "session", version: 1, id, createdAt: "2026-12-01T00:00:00.000Z", cwd: h.cwd }
+    fs.writeFileSync(path.join(h.home, "sessions", `${id}.jsonl`), JSON.stringify(header) + "\n")
+    yield* h.loop.load(id as never)
+    return id
+  })
+
+describe("the log of a text turn", () => {
+  for (const [deltas, limit] of [[20, 2048], [100, 3072]] as const) {
+    it.scoped(`a ${deltas}-delta answer adds at most ${limit} bytes, every chunk kept in one batch`, () =>
+      Effect.gen(function*() {
+        const h = yield* setup([answer(deltas)])
+        const bytes = yield* turnBytes(h)
+        expect(bytes).toBeLessThanOrEqual(limit)
+        const events = yield* h.events()
+        expect(outline(events)).toEqual([
+          "turn/start",
+          "user/message",
+          "request/start",
+          "assistant/chunk*",
+          "assistant/message",
+          "turn/end",
+        ])
+        expect(events.filter((e) => e.type === "assistant/chunks")).toHaveLength(1)
+        expect(chunksOf(events)).toEqual(answer(deltas))
+      }))
+  }
+
+  it.scoped("a version-1 session is continued in version-1 events, one chunk per line, and costs what it did", () =>
+    Effect.gen(function*() {
+      const h = yield* setup([answer(20)])
+      const id = yield* versionOne(h)
+      const before = sizeOf(h.home, id)
+      yield* Stream.runDrain(h.loop.prompt(id as never, PROMPT))
+      const lines = fs.readFileSync(path.join(h.home, "sessions", `${id}.jsonl`), "utf8").trimEnd().split("\n")
+      expect(JSON.parse(lines[0]!).version).toBe(1)
+      const types = lines.slice(1).map((line) => JSON.parse(line).type as string)
+      expect(types.filter((t) => t === "assistant/chunk")).toHaveLength(answer(20).length)
+      expect(types).not.toContain("assistant/chunks")
+      // The same turn in a version-2 session costs less than half.
+      const v2 = yield* setup([answer(20)])
+      const compact = yield* turnBytes(v2)
+      expect(compact * 2).toBeLessThan(sizeOf(h.home, id) - before)
+    }))
+})
+
+describe("batches and flushes", () => {
+  it.scoped("everything streamed before a request is on disk when the request starts", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("turnlog-flush-")
+      fs.writeFileSync(path.join(dir, "notes.txt"), "plan")
+      const first = [...C.text(0, "Reading ", "the ", "notes."), ...C.toolCall(1, "call_1", "read_file", `{"path":"notes.txt"}`), C.toolCalls()]
+      const scripted = yield* Scripted.make([first, C.reply("It ", "says ", "plan.")])
+      // What the log file holds, read by the model as each request arrives.
+      const seen: Array<ReadonlyArray<StreamChunk>> = []
+      let file = ""
+      const adapter: LlmAdapter.Service = {
+        stream: (request) =>
+          Stream.unwrap(Effect.sync(() => {
+            const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n").slice(1)
+            seen.push(lines.flatMap((line) => SessionLog.chunksOf(JSON.parse(line))))
+            return scripted.adapter.stream(request)
+          })),
+      }
+      const h = yield* setup([], { llm: Layer.succeed(LlmAdapter.LlmAdapter, adapter) })
+      file = path.join(h.home, "sessions", `${h.id}.jsonl`)
+      fs.writeFileSync(path.join(h.cwd, "notes.txt"), "plan")
+      yield* h.prompt("what do the notes say?")
+      expect(seen).toEqual([[], first])
+      expect(chunksOf(yield* h.events())).toEqual([...first, ...C.reply("It ", "says ", "plan.")])
+    }))
+
+  it.scoped("a cancelled turn keeps the chunks it streamed", () =>
+    Effect.gen(function*() {
+      const h = yield* setup([{ chunks: C.text(0, "half ", "an ", "answer").slice(0, 3), stall: true }])
+      yield* h.loop.prompt(h.id, "go").pipe(
+        Stream.runForEach((update) => (update.type === "text-delta" && update.text === "an " ? h.loop.cancel(h.id) : Effect.void)),
+      )
+      const events = yield* h.events()
+      expect(chunksOf(events)).toEqual(C.text(0, "half ", "an ", "answer").slice(0, 3))
+      expect(outline(events).slice(-4)).toEqual(["request/start", "assistant/chunk*", "assistant/message", "turn/end"])
+    }))
+})

@@ -1,0 +1,324 @@
+/**
+ * A batch of one request's consecutive raw chunks in a compact, lossless
+ * encoding: the payload of the version-2 `assistant/chunks` event.
+ *
+ * Version 1 logged each raw chunk as its own event, and stored the answer three
+ * times (the deltas, the `block-end` chunk's full block, the assembled
+ * message). A batch stores the same chunks as entries:
+ *
+ * - a chunk as it is (any chunk may always be stored this way);
+ * - a run of two or more consecutive `text-delta` (or `reasoning-delta`)
+ *   chunks of one index as one entry: their texts joined, and the length of
+ *   each (in UTF-16 code units, as JavaScript counts them) to cut them apart;
+ * - a run of two or more consecutive `tool-call-delta` chunks of one index
+ *   with the same `id` and the same `name` (or none) as one entry: their
+ *   argument deltas joined, and the length of each;
+ * - a `block-end` whose block is exactly what the batch's chunks of its index
+ *   assemble to (see `Tracker`) as a back-reference without the block.
+ *
+ * `decode(encode(chunks))` gives back exactly `chunks`; a property test holds
+ * it for any chunk sequence, matching or not. A back-reference that names
+ * nothing the batch assembled is damage: the schema refuses it.
+ */
+import { Either, Schema } from "effect"
+import type { AssistantBlock, BlockType } from "./Content.js"
+import { StreamChunk } from "./StreamChunk.js"
+
+const Index = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+/** The length of each delta of a run, in order: they add up to the joined text's length. */
+const Lengths = Schema.Array(Index).pipe(Schema.minItems(1))
+
+export const TextDeltas = Schema.Struct({ type: Schema.Literal("text-deltas"), index: Index, text: Schema.String, lengths: Lengths })
+export const ReasoningDeltas = Schema.Struct({
+  type: Schema.Literal("reasoning-deltas"),
+  index: Index,
+  text: Schema.String,
+  lengths: Lengths,
+})
+export const ToolCallDeltas = Schema.Struct({
+  type: Schema.Literal("tool-call-deltas"),
+  index: Index,
+  id: Schema.String,
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  arguments: Schema.String,
+  lengths: Lengths,
+})
+/** A `block-end` whose block is the one its index assembled in this batch. */
+export const BlockEndAssembled = Schema.Struct({ type: Schema.Literal("block-end-assembled"), index: Index })
+
+export const Entry = Schema.Union(StreamChunk, TextDeltas, ReasoningDeltas, ToolCallDeltas, BlockEndAssembled)
+export type Entry = typeof Entry.Type
+
+/**
+ * What a batch has assembled so far for each index: the block a `block-start`
+ * opened, with the deltas of that block's kind appended, until its
+ * `block-end`. Encoder and decoder run it over the same chunks, so a
+ * back-reference means the same block to both. It is the encoding's own
+ * definition, deliberately simpler than the assembler: a chunk it does not
+ * fit (a delta of another kind, a block-end with nothing open) is simply
+ * stored as it is.
+ */
+interface Open {
+  readonly blockType: BlockType
+  text: string
+  id: string | undefined
+  name: string | undefined
+}
+
+class Tracker {
+  private readonly open = new Map<number, Open>()
+
+  /** The block open at `index`, as its chunks so far assemble it, if they make one. */
+  assembled(index: number): AssistantBlock | undefined {
+    const open = this.open.get(index)
+    if (open === undefined) return undefined
+    if (open.blockType !== "tool-call") return { type: open.blockType, text: open.text }
+    if (open.id === undefined || open.name === undefined) return undefined
+    return { type: "tool-call", id: open.id, name: open.name, arguments: open.text }
+  }
+
+  observe(chunk: StreamChunk): void {
+    switch (chunk.type) {
+      case "block-start":
+        this.open.set(chunk.index, { blockType: chunk.blockType, text: "", id: undefined, name: undefined })
+        return
+      case "text-delta":
+      case "reasoning-delta": {
+        const open = this.open.get(chunk.index)
+        if (open !== undefined && open.blockType === (chunk.type === "text-delta" ? "text" : "reasoning")) {
+          open.text += chunk.text
+        }
+        return
+      }
+      case "tool-call-delta": {
+        const open = this.open.get(chunk.index)
+        if (open !== undefined && open.blockType === "tool-call") {
+          open.text += chunk.argumentsDelta
+          open.id = chunk.id
+          if (chunk.name !== undefined) open.name = chunk.name
+        }
+        return
+      }
+      case "block-end":
+        this.open.delete(chunk.index)
+        return
+      case "usage":
+      case "finish":
+        return
+    }
+  }
+}
+
+/** Exactly equal blocks: the same keys with the same values. */
+const sameBlock = (a: AssistantBlock, b: AssistantBlock): boolean => {
+  if (Object.keys(a).length !== Object.keys(b).length || a.type !== b.type) return false
+  switch (a.type) {
+    case "text":
+    case "reasoning":
+      return a.text === (b as typeof a).text
+    case "tool-call": {
+      const c = b as typeof a
+      return a.id === c.id && a.name === c.name && a.arguments === c.arguments
+    }
+  }
+}
+
+type Delta = Extract<StreamChunk, { readonly type: "text-delta" | "reasoning-delta" | "tool-call-delta" }>
+
+/** Whether `next` continues the run that `first` starts. */
+const continues = (first: Delta, next: StreamChunk): boolean => {
+  if (next.type !== first.type || next.index !== first.index) return false
+  if (first.type !== "tool-call-delta") return true
+  const call = next as typeof first
+  return call.id === first.id && call.name === first.name
+}
+
+const deltaText = (chunk: Delta): string => chunk.type === "tool-call-delta" ? chunk.argumentsDelta : chunk.text
+
+const runEntry = (run: ReadonlyArray<Delta>): Entry => {
+  const first = run[0]!
+  let text = ""
+  const lengths: Array<number> = []
+  for (const chunk of run) {
+    const part = deltaText(chunk)
+    text += part
+    lengths.push(part.length)
+  }
+  switch (first.type) {
+    case "text-delta":
+      return { type: "text-deltas", index: first.index, text, lengths }
+    case "reasoning-delta":
+      return { type: "reasoning-deltas", index: first.index, text, lengths }
+    case "tool-call-delta":
+      return {
+        type: "tool-call-deltas",
+        index: first.index,
+        id: first.id,
+        ...(first.name !== undefined ? { name: first.name } : {}),
+        arguments: text,
+        lengths,
+      }
+  }
+}
+
+/** The pieces of a run's joined text, cut at its lengths. */
+const cut = (text: string, lengths: ReadonlyArray<number>): Array<string> => {
+  const parts: Array<string> = []
+  let at = 0
+  for (const length of lengths) {
+    parts.push(text.slice(at, at + length))
+    at += length
+  }
+  return parts
+}
+
+const total = (lengths: ReadonlyArray<number>): number => {
+  let sum = 0
+  for (const length of lengths) sum += length
+  return sum
+}
+
+/** The entries that store `chunks`. */
+export const encode = (chunks: ReadonlyArray<StreamChunk>): Array<Entry> => {
+  const tracker = new Tracker()
+  const entries: Array<Entry> = []
+  let i = 0
+  while (i < chunks.length) {
+    const chunk = chunks[i]!
+    if (chunk.type === "text-delta" || chunk.type === "reasoning-delta" || chunk.type === "tool-call-delta") {
+      let end = i + 1
+      while (end < chunks.length && continues(chunk, chunks[end]!)) end++
+      const run = chunks.slice(i, end) as Array<Delta>
+      entries.push(run.length === 1 ? chunk : runEntry(run))
+      for (const delta of run) tracker.observe(delta)
+      i = end
+      continue
+    }
+    if (chunk.type === "block-end") {
+      const assembled = tracker.assembled(chunk.index)
+      entries.push(
+        assembled !== undefined && sameBlock(chunk.block, assembled)
+          ? { type: "block-end-assembled", index: chunk.index }
+          : chunk,
+      )
+    } else {
+      entries.push(chunk)
+    }
+    tracker.observe(chunk)
+    i++
+  }
+  return entries
+}
+
+/** Why a batch cannot be decoded: a back-reference at `entry` to a block the batch did not assemble. */
+export const unresolved = (entry: number, index: number): string =>
+  `entry ${entry} is a block-end-assembled of index ${index}, but no block of that index is assembled there`
+
+/** Why a batch cannot be decoded: a run at `entry` whose lengths do not cut its text exactly. */
+export const miscut = (entry: number, length: number, sum: number): string =>
+  `entry ${entry} is a run of ${length} characters whose delta lengths add up to ${sum}`
+
+/** The chunks a batch stores, or why it is damaged. */
+export const decode = (entries: ReadonlyArray<Entry>): Either.Either<Array<StreamChunk>, string> => {
+  const tracker = new Tracker()
+  const chunks: Array<StreamChunk> = []
+  const put = (chunk: StreamChunk) => {
+    tracker.observe(chunk)
+    chunks.push(chunk)
+  }
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!
+    switch (entry.type) {
+      case "text-deltas":
+      case "reasoning-deltas": {
+        const sum = total(entry.lengths)
+        if (sum !== entry.text.length) return Either.left(miscut(e, entry.text.length, sum))
+        const type = entry.type === "text-deltas" ? "text-delta" : "reasoning-delta"
+        for (const text of cut(entry.text, entry.lengths)) put({ type, index: entry.index, text })
+        break
+      }
+      case "tool-call-deltas": {
+        const sum = total(entry.lengths)
+        if (sum !== entry.arguments.length) return Either.left(miscut(e, entry.arguments.length, sum))
+        for (const argumentsDelta of cut(entry.arguments, entry.lengths)) {
+          put(
+            entry.name !== undefined
+              ? { type: "tool-call-delta", index: entry.index, id: entry.id, name: entry.name, argumentsDelta }
+              : { type: "tool-call-delta", index: entry.index, id: entry.id, argumentsDelta },
+          )
+        }
+        break
+      }
+      case "block-end-assembled": {
+        const block = tracker.assembled(entry.index)
+        if (block === undefined) return Either.left(unresolved(e, entry.index))
+        put({ type: "block-end", index: entry.index, block })
+        break
+      }
+      default:
+        put(entry)
+    }
+  }
+  return Either.right(chunks)
+}
+
+/**
+ * Why a batch cannot be decoded (its first miscut run or unresolved
+ * back-reference), without building its chunks: loading checks every batch,
+ * and this only adds up lengths and tracks which blocks are open, never their
+ * text. Agrees with `decode`: a property test pins it.
+ */
+export const firstDamage = (entries: ReadonlyArray<Entry>): string | undefined => {
+  // Per open index: its kind, and for a tool call whether an id and a name were seen.
+  const open = new Map<number, { readonly blockType: BlockType; id: boolean; name: boolean }>()
+  const seeCall = (index: number, name: boolean) => {
+    const block = open.get(index)
+    if (block !== undefined && block.blockType === "tool-call") {
+      block.id = true
+      if (name) block.name = true
+    }
+  }
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!
+    switch (entry.type) {
+      case "block-start":
+        open.set(entry.index, { blockType: entry.blockType, id: false, name: false })
+        break
+      case "tool-call-delta":
+        seeCall(entry.index, entry.name !== undefined)
+        break
+      case "tool-call-deltas": {
+        const sum = total(entry.lengths)
+        if (sum !== entry.arguments.length) return miscut(e, entry.arguments.length, sum)
+        seeCall(entry.index, entry.name !== undefined)
+        break
+      }
+      case "text-deltas":
+      case "reasoning-deltas": {
+        const sum = total(entry.lengths)
+        if (sum !== entry.text.length) return miscut(e, entry.text.length, sum)
+        break
+      }
+      case "block-end":
+        open.delete(entry.index)
+        break
+      case "block-end-assembled": {
+        const block = open.get(entry.index)
+        if (block === undefined || (block.blockType === "tool-call" && !(block.id && block.name))) {
+          return unresolved(e, entry.index)
+        }
+        open.delete(entry.index)
+        break
+      }
+      default:
+        break
+    }
+  }
+  return undefined
+}
+
+/** The batch payload: its entries, non-empty, every run cut exactly, every back-reference resolved. */
+export const Entries = Schema.Array(Entry).pipe(
+  Schema.minItems(1),
+  Schema.filter((entries) => firstDamage(entries) ?? true),
+)
