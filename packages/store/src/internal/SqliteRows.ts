@@ -1,7 +1,8 @@
 /**
  * The SQLite layer's rows and the log values they hold: a `sessions` row is a
  * session header plus what `list` shows (turn count, first user message, time
- * of the row's last change); an `events` row is one event, its data as JSON
+ * of the row's last change, and `summary_seq`, the last event those counters
+ * have seen); an `events` row is one event, its data as JSON
  * text. Reading a row refuses what the JSONL layer refuses, in the same words,
  * naming the database, the session and the event's seq.
  */
@@ -75,6 +76,7 @@ export const sessionRow = (
   updated_at: events[events.length - 1]?.time ?? header.createdAt,
   turns: turnsIn(events),
   first_message: firstTitle(events),
+  summary_seq: events[events.length - 1]?.seq ?? 0,
 })
 
 /** The title the first user message among `events` gives, if any. */
