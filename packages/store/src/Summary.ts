@@ -34,6 +34,16 @@ export interface Tally {
   readonly lastSeq: number
 }
 
+/** The number of turns started among `events`. */
+export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
+  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+
+/** The title the first user message among `events` gives, if any. */
+export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
+  for (const event of events) if (event.type === "user/message") return titleOf(event.data.message)
+  return null
+}
+
 /** Folds events one at a time, so a large log is summarised without holding it. */
 export class SummaryBuilder {
   private turns = 0

@@ -9,7 +9,7 @@
 import { Either } from "effect"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
-import { titleOf } from "../Summary.js"
+import { firstTitle, turnsIn } from "../Summary.js"
 import { classify } from "./EventLine.js"
 
 export interface EventRow {
@@ -79,14 +79,7 @@ export const sessionRow = (
   summary_seq: events[events.length - 1]?.seq ?? 0,
 })
 
-/** The title the first user message among `events` gives, if any. */
-export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
-  for (const event of events) if (event.type === "user/message") return titleOf(event.data.message)
-  return null
-}
-
-export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
-  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+export { firstTitle, turnsIn }
 
 /** Columns per `events` row, in the order `eventParams` gives them. */
 export const EVENT_COLUMNS = 5
