@@ -4,19 +4,26 @@
  * session for the one writer, torn tails cut at `open` into `<id>.jsonl.torn-<n>`.
  * The file logic lives in `internal/Jsonl*`; this module maps it onto the
  * shared store logic and maps operating-system failures to `StoreIOError` once.
+ *
+ * `list` reads the index of sessions (`internal/JsonlIndex`, `<home>/index/`)
+ * and a log only when its entry is missing or does not match it; the lease
+ * holder rewrites a session's entry after each write.
  */
+import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
-import type { SessionId } from "@turnlog/protocol"
+import { Effect, Either, Layer } from "effect"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
-import { scanLog, summarizeLog } from "./internal/JsonlScan.js"
+import { entryOf, readEntry, sameStamp, type Stamp, stampOf, summaryOf, writeEntry } from "./internal/JsonlIndex.js"
+import { openForRead, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
 import { type Position, readPage, START } from "./internal/JsonlTail.js"
 import { POLL } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
-import { SessionCorrupt, SessionLocked, SessionNotFound, StoreIOError } from "./StoreError.js"
+import { SessionCorrupt, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+import { SummaryBuilder, type Tally } from "./Summary.js"
 
 export interface JsonlOptions {
   /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
@@ -40,10 +47,61 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
     const dir = join(options.home, "sessions")
     yield* attempt(dir, "create directory", () => io.mkdirSync(dir, { recursive: true }))
     const fileOf = (id: SessionId) => join(dir, `${id}.jsonl`)
+    const indexDir = join(options.home, "index")
     // The size each session's log had when it was opened for writing.
     const scanned = new Map<string, number>()
+    // What each session held here summarises to so far, carried into its index entry.
+    const tallies = new Map<string, Tally>()
+    let indexMade = false
+
+    /**
+     * Records the summary of a log this store just wrote. The index is a
+     * cache: a failure to write it costs the next `list` a read of the log,
+     * never the write it follows, so it is not reported.
+     */
+    const index = (header: SessionLog.SessionHeader, tally: Tally, log: Stamp): void => {
+      try {
+        if (!indexMade) {
+          io.mkdirSync(indexDir, { recursive: true })
+          indexMade = true
+        }
+        writeEntry(io, indexDir, entryOf(header, tally, log))
+      } catch {
+        // See above: the next `list` reads the log instead.
+      }
+    }
     const checked = (id: SessionId): Effect.Effect<string, SessionNotFound> =>
       SAFE_ID.test(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
+
+    /**
+     * A log's summary from its index entry when the entry matches the log
+     * exactly, else from the log itself (then recorded, when the log read
+     * whole and unchanged while it was read, for the next `list`).
+     */
+    const summaryFromIndex = (file: string, id: string): Either.Either<SessionSummary | undefined, StoreError> => {
+      const opened = openForRead(io, file)
+      if (Either.isLeft(opened)) return Either.left(opened.left)
+      const fd = opened.right
+      if (fd === undefined) return Either.left(new SessionNotFound({ sessionId: id as SessionId }))
+      try {
+        const before = stampOf(fd)
+        const entry = readEntry(indexDir, id)
+        if (entry !== undefined && sameStamp(entry.log, before)) return Either.right(summaryOf(entry))
+        return Either.map(summarizeOpen(io, fd, file, id), (found) => {
+          // Only a writer makes the index: a reader only keeps one up to date.
+          if (!found.torn && sameStamp(before, stampOf(fd)) && existsSync(indexDir)) {
+            try {
+              writeEntry(io, indexDir, entryOf(found.header, found.tally, before))
+            } catch {
+              // A cache: the next `list` reads the log again.
+            }
+          }
+          return found.summary
+        })
+      } finally {
+        io.closeSync(fd)
+      }
+    }
 
     const backend: Backend = {
       ...(options.program !== undefined ? { program: options.program } : {}),
@@ -57,6 +115,15 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           // A first write that failed after its file was linked into place: what
           // it published, so the retry completes it instead of publishing again.
           let published: { readonly size: number; readonly count: number } | undefined
+          const written = (header: SessionLog.SessionHeader, events: ReadonlyArray<SessionLog.SessionEvent>, first: boolean) => {
+            const from = first ? undefined : tallies.get(id)
+            if (!first && from === undefined) return
+            const builder = new SummaryBuilder(header, from)
+            for (const event of events) builder.addEvent(event)
+            const tally = builder.tally()
+            tallies.set(id, tally)
+            if (log !== undefined) index(header, tally, stampOf(log.fd))
+          }
           const writer: Writer = {
             write: (header, events, first) =>
               attempt(file, first ? "create" : "append to", () => {
@@ -68,11 +135,13 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                     const rest = events.slice(published.count)
                     published = undefined
                     if (rest.length > 0) appendEvents(io, log, rest)
+                    written(header, events, true)
                     return
                   }
                   log = openLog(io, file, scanned.get(id) ?? 0)
                 }
                 appendEvents(io, log, events)
+                written(header, events, false)
               }).pipe(
                 Effect.mapError((error) =>
                   error instanceof StoreIOError && error.cause instanceof AlreadyExists
@@ -82,6 +151,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               ),
             release: Effect.sync(() => {
               scanned.delete(id)
+              tallies.delete(id)
               if (log !== undefined) {
                 try {
                   io.closeSync(log.fd)
@@ -99,9 +169,15 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       load: (id, repair) =>
         Effect.gen(function*() {
           const file = yield* checked(id)
-          const scan = yield* Effect.flatten(attempt(file, "read", () => scanLog(io, file, id)))
-          // What a writer of this session will append after (the torn tail cut).
-          if (repair) scanned.set(id, scan.size)
+          // Opening for writing needs no completed step's raw chunks (see `SessionStore.open`).
+          const scan = yield* Effect.flatten(attempt(file, "read", () => scanLog(io, file, id, repair)))
+          if (repair) {
+            // What a writer of this session will append after (the torn tail cut), and its summary so far.
+            scanned.set(id, scan.size)
+            const builder = new SummaryBuilder(scan.header)
+            for (const event of scan.events) builder.addEvent(event)
+            tallies.set(id, builder.tally())
+          }
           if (scan.torn === undefined) return { header: scan.header, events: scan.events }
           const torn = scan.torn
           if (!repair) {
@@ -161,7 +237,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               })
               continue
             }
-            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summarizeLog(io, join(dir, name), id))).pipe(
+            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summaryFromIndex(join(dir, name), id))).pipe(
               // Removed between the listing and the read: not a session any more.
               Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
               Effect.catchAll((error) => Effect.sync(() => void unreadable.push({ id, error }))),

@@ -19,7 +19,8 @@ import { acquireLease, holderOf } from "./internal/PgLease.js"
 import { listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
 import type { Tail } from "./internal/Streaming.js"
-import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
+import { fromCatalog, type Judged, listCatalog } from "./internal/Catalog.js"
+import { SessionStore } from "./SessionStore.js"
 import {
   SessionCorrupt,
   SessionNotFound,
@@ -28,7 +29,7 @@ import {
   UnknownEvent,
   UnsupportedVersion,
 } from "./StoreError.js"
-import { summarize, titleOf } from "./Summary.js"
+import { firstTitle, turnsIn } from "./Summary.js"
 import type { PostgresOptions } from "./StoreLayer.js"
 
 export { SCHEMA_VERSION } from "./internal/PgSchema.js"
@@ -58,18 +59,17 @@ interface SessionRow {
   readonly last_seq: number
 }
 
-const facts = (events: ReadonlyArray<SessionLog.SessionEvent>) => {
-  let turns = 0
-  let firstMessage: string | null = null
-  for (const event of events) {
-    if (event.type === "turn/start") turns++
-    else if (event.type === "user/message" && firstMessage === null) {
-      // A display title; text cannot hold a NUL.
-      firstMessage = titleOf(event.data.message).replaceAll("\u0000", "\uFFFD")
-    }
-  }
-  return { turns, firstMessage }
+interface CatalogRow extends SessionRow {
+  readonly turns: number
+  readonly updated_at: string
+  readonly first_message: string | null
 }
+
+const facts = (events: ReadonlyArray<SessionLog.SessionEvent>) => ({
+  turns: turnsIn(events),
+  // A display title; text cannot hold a NUL.
+  firstMessage: firstTitle(events)?.replaceAll("\u0000", "\uFFFD") ?? null,
+})
 
 export const makePostgres = (options: PostgresOptions) =>
   Effect.gen(function*() {
@@ -226,6 +226,14 @@ export const makePostgres = (options: PostgresOptions) =>
       })
 
     const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
+
+    const judge = (row: CatalogRow): Judged => {
+      const header = headerOf(row)
+      if (Either.isLeft(header)) return { _tag: "Unreadable", error: header.left }
+      const counted = { updatedAt: row.last_seq > 0 ? row.updated_at : null, turns: row.turns, firstMessage: row.first_message }
+      return { _tag: "Listed", summary: fromCatalog(header.right, counted) }
+    }
+
     const backend: Backend = {
       streaming: {
         header,
@@ -237,22 +245,13 @@ export const makePostgres = (options: PostgresOptions) =>
       acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
       load: (id) => load(id),
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),
+      // The catalog: each write sets the row's counters and last_seq in the statement that stores
+      // its events, so a row is never behind them; `read` and `open` still decode every event.
       list: () =>
         Effect.gen(function*() {
-          const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
-          const sessions: Array<SessionSummary> = []
-          const unreadable: Array<Unreadable> = []
-          // Each session judged by the pass `read` makes, as the SQLite layer does.
-          for (const row of rows) {
-            const loaded = yield* Effect.either(load(row.id))
-            if (Either.isLeft(loaded)) {
-              if (loaded.left._tag !== "SessionNotFound") unreadable.push({ id: row.id, error: loaded.left })
-              continue
-            }
-            const summary = summarize(loaded.right.header, loaded.right.events)
-            if (summary !== undefined) sessions.push(summary)
-          }
-          return { sessions, unreadable }
+          const rows = yield* sql<CatalogRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title,
+              last_seq, updated_at, turns, first_message FROM sessions`.pipe(Effect.mapError(io("list")))
+          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), load)
         }),
     }
     return yield* makeCore(backend)

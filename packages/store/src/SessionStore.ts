@@ -76,6 +76,14 @@ export interface Service {
   /**
    * Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably.
    * A session this store already holds is returned as it is (its turn in flight is live, not a crash).
+   *
+   * The events are what continuing needs: every event except the raw chunks
+   * (`assistant/chunk`, `assistant/chunks`) of completed steps — those
+   * followed by any other event, already assembled into their message. Those
+   * lines are checked as far as integrity needs (intact JSON, seq in order;
+   * damage is refused as in `read`) but not decoded. Raw chunks that end the
+   * log (the step in flight when a process stopped) are decoded and returned.
+   * `read` returns every event.
    */
   readonly open: (id: SessionId) => Effect.Effect<LoadedSession, StoreError>
   /**

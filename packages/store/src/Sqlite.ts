@@ -12,6 +12,10 @@
  * every other rule (recovery of an open turn, refusing unknown or damaged
  * events, the seq check) is the shared store logic's or the same as JSONL's.
  * Reading changes nothing: the schema is made by the first write.
+ *
+ * `list` reads the `sessions` rows, the catalog kept with the events (see
+ * `internal/Catalog.ts`), not the events: a damaged event row is found by
+ * `read`, `open` and `doctor`, which decode every row.
  */
 import { mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -28,9 +32,9 @@ import { migrate, SCHEMA_VERSION, versionOf } from "./internal/SqliteSchema.js"
 import { transaction } from "./internal/SqliteTransaction.js"
 import { makeWrite } from "./internal/SqliteWrite.js"
 import { POLL, type Tail } from "./internal/Streaming.js"
-import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
+import { fromCatalog, type Judged, listCatalog } from "./internal/Catalog.js"
+import { SessionStore } from "./SessionStore.js"
 import { SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
-import { summarize } from "./Summary.js"
 
 export { SCHEMA_VERSION }
 
@@ -39,6 +43,14 @@ export interface SqliteOptions {
   readonly home: string
   /** The program named in the lease rows this store writes (`Holder.program`). */
   readonly program?: string
+}
+
+interface CatalogRow extends SessionRow {
+  readonly turns: number
+  readonly first_message: string | null
+  readonly last_time: string | null
+  /** 1 when the row's counters may be behind its events. */
+  readonly behind: number
 }
 
 /** Rows per page read. */
@@ -158,6 +170,17 @@ export const makeSqlite = (options: SqliteOptions) =>
         }
       })
 
+    const judge = (row: CatalogRow): Judged => {
+      if (row.behind !== 0) return { _tag: "Load" }
+      const header = headerOf(file, row)
+      return Either.isLeft(header)
+        ? { _tag: "Unreadable", error: header.left }
+        : {
+          _tag: "Listed",
+          summary: fromCatalog(header.right, { updatedAt: row.last_time, turns: row.turns, firstMessage: row.first_message }),
+        }
+    }
+
     const backend: Backend = {
       ...(options.program !== undefined ? { program: options.program } : {}),
       streaming: { header, tail, pollInterval: POLL },
@@ -182,22 +205,20 @@ export const makeSqlite = (options: SqliteOptions) =>
       list: () =>
         Effect.gen(function*() {
           if (!(yield* hasSchema.pipe(ioErrors("list")))) return { sessions: [], unreadable: [] }
-          const rows = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
-          const sessions: Array<SessionSummary> = []
-          const unreadable: Array<Unreadable> = []
-          // Each session judged by the very pass `read` makes, so a session
-          // `read` refuses is named here with the same reason, and one whose
-          // events are gone is not listed as if it had them.
-          for (const row of rows) {
-            const loaded = yield* Effect.either(load(row.id))
-            if (Either.isLeft(loaded)) {
-              if (loaded.left._tag !== "SessionNotFound") unreadable.push({ id: row.id, error: loaded.left })
-              continue
-            }
-            const summary = summarize(loaded.right.header, loaded.right.events)
-            if (summary !== undefined) sessions.push(summary)
+          // A database an older build wrote has no catalog to trust yet (the next write migrates it):
+          // each session is loaded, as before.
+          if (version < SCHEMA_VERSION) {
+            const ids = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
+            return yield* listCatalog(ids.map(({ id }) => ({ id, judged: { _tag: "Load" } as const })), load)
           }
-          return { sessions, unreadable }
+          // One row per session; the correlated reads go by the (session_id, seq) key, the
+          // last one over the events past `summary_seq` only (none, for a row this build wrote).
+          const rows = yield* sql<CatalogRow>`SELECT s.id, s.version, s.created_at, s.cwd, s.title, s.turns, s.first_message,
+              (SELECT e.time FROM events e WHERE e.session_id = s.id ORDER BY e.seq DESC LIMIT 1) AS last_time,
+              s.summary_seq IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id
+                AND e.seq > s.summary_seq AND e.type IN ('turn/start', 'user/message')) AS behind
+            FROM sessions s`.pipe(Effect.mapError(io("list")))
+          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), load)
         }),
     }
     return yield* makeCore(backend)

@@ -20,14 +20,47 @@ export const titleOf = (message: SessionLog.EventOf<"user/message">["data"]["mes
   return chars.length <= TITLE_LENGTH ? text : `${chars.slice(0, TITLE_LENGTH - 1).join("").trimEnd()}…`
 }
 
+/**
+ * What a summary is built from so far, as plain data: the index keeps it so a
+ * writer can carry a summary forward from where it was written.
+ */
+export interface Tally {
+  readonly turns: number
+  readonly updatedAt?: string
+  readonly title?: string
+  /** Whether the last turn has no `turn/end` yet. */
+  readonly openTurn: boolean
+  /** The seq of the last event folded in (0: none). */
+  readonly lastSeq: number
+}
+
+/** The number of turns started among `events`. */
+export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
+  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+
+/** The title the first user message among `events` gives, if any. */
+export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
+  for (const event of events) if (event.type === "user/message") return titleOf(event.data.message)
+  return null
+}
+
 /** Folds events one at a time, so a large log is summarised without holding it. */
 export class SummaryBuilder {
   private turns = 0
   private updatedAt: string | undefined
   private title: string | undefined
+  private open = false
+  private seq = 0
 
-  constructor(private readonly header: SessionLog.SessionHeader) {
+  constructor(private readonly header: SessionLog.SessionHeader, from?: Tally) {
     this.title = header.title
+    if (from !== undefined) {
+      this.turns = from.turns
+      this.updatedAt = from.updatedAt
+      this.title = from.title ?? header.title
+      this.open = from.openTurn
+      this.seq = from.lastSeq
+    }
   }
 
   /** Whether the title is still unknown (the caller must pass the first `user/message` fully decoded). */
@@ -35,9 +68,31 @@ export class SummaryBuilder {
     return this.title === undefined
   }
 
-  add(type: string, time: string): void {
-    if (type === "turn/start") this.turns++
+  add(type: string, time: string, seq: number): void {
+    if (type === "turn/start") {
+      this.turns++
+      this.open = true
+    } else if (type === "turn/end") {
+      this.open = false
+    }
     this.updatedAt = time
+    this.seq = seq
+  }
+
+  /** Folds one decoded event, title included. */
+  addEvent(event: SessionLog.SessionEvent): void {
+    this.add(event.type, event.time, event.seq)
+    if (event.type === "user/message") this.addTitle(event)
+  }
+
+  tally(): Tally {
+    return {
+      turns: this.turns,
+      ...(this.updatedAt !== undefined ? { updatedAt: this.updatedAt } : {}),
+      ...(this.title !== undefined ? { title: this.title } : {}),
+      openTurn: this.open,
+      lastSeq: this.seq,
+    }
   }
 
   addTitle(event: SessionLog.EventOf<"user/message">): void {
@@ -63,10 +118,7 @@ export const summarize = (
   events: Iterable<SessionLog.SessionEvent>,
 ): SessionSummary | undefined => {
   const builder = new SummaryBuilder(header)
-  for (const event of events) {
-    builder.add(event.type, event.time)
-    if (event.type === "user/message") builder.addTitle(event)
-  }
+  for (const event of events) builder.addEvent(event)
   return builder.result()
 }
 

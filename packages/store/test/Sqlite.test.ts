@@ -141,7 +141,7 @@ describe("sqlite: schema, durability settings and refusals", () => {
       })
     ))
 
-  it.effect("migrates a version 1 database at the first write: its sessions stay, its leases gain the holder's host", () =>
+  it.effect("migrates a version 1 database at the first write: its sessions stay, its leases gain the holder's host, its counters are recounted", () =>
     withHome((home, h, db) =>
       Effect.gen(function*() {
         // The schema as version 1 made it, with one session in it.
@@ -150,7 +150,8 @@ describe("sqlite: schema, durability settings and refusals", () => {
             "CREATE TABLE sessions (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT, updated_at TEXT NOT NULL, turns INTEGER NOT NULL, first_message TEXT)",
             "CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, time TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
             "CREATE TABLE leases (session_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, token TEXT NOT NULL)",
-            "INSERT INTO sessions VALUES ('old', 1, '2025-01-01T00:00:00.000Z', '/old', NULL, 't', 1, 'hello')",
+            // A turn count its events do not bear out: the catalog of an older build is not trusted.
+            "INSERT INTO sessions VALUES ('old', 1, '2025-01-01T00:00:00.000Z', '/old', NULL, 't', 7, NULL)",
             "INSERT INTO events VALUES ('old', 1, 'turn/start', 't', '{}')",
             "PRAGMA user_version = 1",
           ]
@@ -159,6 +160,8 @@ describe("sqlite: schema, durability settings and refusals", () => {
         const read = yield* withStore(h, (store) => store.read("old" as SessionId))
         expect(read.recovery).toStrictEqual({ openTurn: { seq: 1 } })
         expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 1 }])
+        const listedBefore = yield* withStore(h, (store) => store.list())
+        expect(listedBefore.sessions.map((s) => [s.id, s.turns, s.title, s.updatedAt])).toStrictEqual([["old", 1, "", "t"]])
         const opened = yield* withStore(h, (store) =>
           Effect.gen(function*() {
             const opened = yield* store.open("old" as SessionId)
@@ -167,6 +170,10 @@ describe("sqlite: schema, durability settings and refusals", () => {
           }))
         expect(opened.events.map((e) => [e.seq, e.type])).toStrictEqual([[1, "turn/start"], [2, "turn/end"]])
         expect(yield* db("PRAGMA user_version")).toStrictEqual([{ user_version: 3 }])
+        // Recounted by the migration, then kept by the write that closed the turn.
+        expect(yield* db("SELECT turns, summary_seq FROM sessions")).toStrictEqual([{ turns: 1, summary_seq: 1 }])
+        const listed = yield* withStore(h, (store) => store.list())
+        expect(listed.sessions.map((s) => [s.id, s.turns, s.title, s.updatedAt])).toStrictEqual([["old", 1, "", opened.events[1]!.time]])
       })
     ))
 

@@ -1,7 +1,10 @@
-// The SQLite `list` (what `turnlog --store sqlite sessions` shows) judges each
-// session by the pass `read` makes: a damaged row names the session as
-// unreadable with the reason `read` gives, as the JSONL store does, and a
-// session whose events are gone is not listed with turns it no longer has.
+// The SQLite `list` (what `turnlog --store sqlite sessions` shows) reads the
+// catalog (the `sessions` rows, kept in the transaction of the events they
+// count), not the events: a row it cannot vouch for — one behind its events —
+// is judged by the pass `read` makes and named as unreadable with the reason
+// `read` gives; a damaged event under a row that is not behind is found by
+// `read` (and `open`, `doctor`), which decode every row. A session whose
+// events are gone is not listed with turns it no longer has.
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -55,18 +58,33 @@ const listDamaged = (statements: ReadonlyArray<string>) =>
     }).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
   })
 
-describe("sqlite list names a damaged session as unreadable, with the reason read gives", () => {
+describe("sqlite list: a row behind its events is judged by read's pass", () => {
+  it.effect("a gap in seq that moves a turn start past the row's counters: unreadable with the reason read gives", () =>
+    Effect.gen(function*() {
+      // seq 4 (a turn start) moved to 9: past what the row has counted, so the session is loaded, and read finds seq 5 where 4 belongs.
+      const result = yield* listDamaged(["UPDATE events SET seq = 9 WHERE seq = 4"])
+      const reason = `${result.file}: session ${result.id}, event 5: expected event seq 4, found 5`
+      expect(result.readError).toBe(reason)
+      expect(result.unreadable).toEqual([[result.id, reason]])
+      expect(result.listed).toEqual([])
+    }))
+
+  it.effect("a counted event written behind the row's back (no catalog update): listed with the turns the events hold", () =>
+    Effect.gen(function*() {
+      const result = yield* listDamaged([
+        "INSERT INTO events (session_id, seq, type, time, data) SELECT session_id, 7, 'turn/start', time, '{}' FROM events WHERE seq = 6",
+      ])
+      expect(result.unreadable).toEqual([])
+      expect(result.listed).toEqual([[result.id, 3, "list me"]])
+    }))
+})
+
+describe("sqlite list reads the catalog; read refuses a damaged event under it", () => {
   it.effect.each([
     [
       "an unknown event type",
       ["UPDATE events SET type = 'turn/begin' WHERE seq = 4"],
       (file: string, id: string) => `${file}: session ${id}, event 4: unknown event type "turn/begin" (written by a newer turnlog?)`,
-    ],
-    [
-      "a gap in seq",
-      // seq 4 moved to 9: read finds seq 5 where 4 belongs.
-      ["UPDATE events SET seq = 9 WHERE seq = 4"],
-      (file: string, id: string) => `${file}: session ${id}, event 5: expected event seq 4, found 5`,
     ],
     [
       "event data that is not JSON",
@@ -76,19 +94,18 @@ describe("sqlite list names a damaged session as unreadable, with the reason rea
   ] as const)("%s", ([_name, statements, reason]) =>
     Effect.gen(function*() {
       const result = yield* listDamaged(statements)
-      // read refuses the session...
       expect(result.readError).toBe(reason(result.file, result.id))
-      // ...and list must not show it as a good one.
-      expect(result.unreadable).toEqual([[result.id, reason(result.file, result.id)]])
-      expect(result.listed).toEqual([])
+      // The catalog row was written with the events it counts; the event rows are not read by list.
+      expect(result.unreadable).toEqual([])
+      expect(result.listed).toEqual([[result.id, 2, "list me"]])
     }))
 
   it.effect("event data that is JSON but not an event of its type", () =>
     Effect.gen(function*() {
       const result = yield* listDamaged(["UPDATE events SET data = '{\"reason\":\"bogus\"}' WHERE seq = 3"])
       expect(result.readError).toMatch(/session .*, event 3: /)
-      expect(result.unreadable.map(([id, message]) => [id, message])).toEqual([[result.id, result.readError]])
-      expect(result.listed).toEqual([])
+      expect(result.unreadable).toEqual([])
+      expect(result.listed).toEqual([[result.id, 2, "list me"]])
     }))
 
   it.effect("a well-formed session is listed with its turns and title", () =>

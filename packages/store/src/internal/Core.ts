@@ -10,6 +10,7 @@ import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
 import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
 import * as Streaming from "./Streaming.js"
 
@@ -39,7 +40,12 @@ export interface Writer {
 export interface Backend {
   /** Takes the exclusive lease of a session (`SessionLocked`, naming the holder, if a live process holds it). */
   readonly acquire: (id: SessionId) => Effect.Effect<Writer, StoreError>
-  /** Loads a session; `repair` cuts a torn tail (keeping its bytes), otherwise it is only reported. */
+  /**
+   * Loads a session; `repair` (opening to write) cuts a torn tail (keeping
+   * its bytes), otherwise it is only reported. With `repair` the raw chunks
+   * of completed steps may be left out (see `withoutSettledChunks`): they are
+   * checked as far as integrity needs, not decoded.
+   */
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
   /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
   readonly list: () => Effect.Effect<SessionList, StoreError>
@@ -109,7 +115,8 @@ export const makeCore = (backend: Backend) =>
       Effect.gen(function*() {
         const writer = yield* backend.acquire(id)
         return yield* Effect.gen(function*() {
-          const loaded = yield* backend.load(id, true)
+          const stored = yield* backend.load(id, true)
+          const loaded = { ...stored, events: withoutSettledChunks(stored.events) }
           const closed = closeOpenTurn(loaded.events)
           if (closed.length > 0) yield* writer.write(loaded.header, closed, false)
           const last = closed[closed.length - 1] ?? loaded.events[loaded.events.length - 1]
@@ -183,7 +190,11 @@ export const makeCore = (backend: Backend) =>
           const session = held.get(id)
           // Already ours: the turn in flight is live, not a crash to recover from.
           return session !== undefined
-            ? Effect.map(readHeld(id, session), (loaded) => ({ ...loaded, recovery: {} }))
+            ? Effect.map(readHeld(id, session), (loaded) => ({
+              ...loaded,
+              events: withoutSettledChunks(loaded.events),
+              recovery: {},
+            }))
             : openUnheld(id)
         })),
 

@@ -26,6 +26,27 @@ for (const member of SessionLog.SessionEvent.members as ReadonlyArray<typeof Ses
   decoders[member.fields.type.literals[0]] = Schema.decodeUnknownEither(member as Schema.Schema<unknown>)
 }
 
+/** Whether an event type is a raw chunk (see `SessionLog.isRawChunk`, the one place that names them). */
+export const isRawChunk = SessionLog.isRawChunk
+
+/**
+ * The events `open` returns: every one except the raw chunks of completed
+ * steps (a raw chunk followed by any other event; the run of raw chunks that
+ * ends the log is the step in flight, and stays).
+ */
+export const withoutSettledChunks = (
+  events: ReadonlyArray<SessionLog.SessionEvent>,
+): ReadonlyArray<SessionLog.SessionEvent> => {
+  let tail = events.length
+  while (tail > 0 && isRawChunk(events[tail - 1]!.type)) tail--
+  let settled = 0
+  for (let i = 0; i < tail; i++) if (isRawChunk(events[i]!.type)) settled++
+  if (settled === 0) return events
+  const kept: Array<SessionLog.SessionEvent> = []
+  for (let i = 0; i < events.length; i++) if (i >= tail || !isRawChunk(events[i]!.type)) kept.push(events[i]!)
+  return kept
+}
+
 const unparsable: LineResult = { _tag: "Unparsable" }
 
 /** The longest part of a value a refusal quotes: a hostile line must not fill the terminal. */

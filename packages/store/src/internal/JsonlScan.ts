@@ -15,9 +15,9 @@ import { constants, fstatSync, type Stats } from "node:fs"
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
-import { SummaryBuilder } from "../Summary.js"
+import { SummaryBuilder, type Tally } from "../Summary.js"
 import type { SessionSummary } from "../SessionStore.js"
-import { decodeLine, oneSentence } from "./EventLine.js"
+import { classify, isRawChunk, oneSentence } from "./EventLine.js"
 import { errorCode, type FileIo } from "./FileIo.js"
 import { LineReader } from "./LineReader.js"
 
@@ -79,7 +79,7 @@ export const parseHeader = (
  * is read: a FIFO would block in open() and in every read (non-blocking open
  * returns at once), a device would never end. `undefined` when there is no log.
  */
-const openForRead = (io: FileIo, file: string): Either.Either<number | undefined, StoreError> => {
+export const openForRead = (io: FileIo, file: string): Either.Either<number | undefined, StoreError> => {
   let fd: number
   try {
     fd = io.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
@@ -132,24 +132,62 @@ const expectedSeq = (file: string, n: number, expected: number, found: number): 
   new SessionCorrupt({ file, line: n, detail: `expected event seq ${expected}, found ${found}` })
 
 /**
- * The one pass over a log's events, shared by `read` and `list` so the two
- * never disagree about a file: each event is validated and handed to
+ * An `assistant/chunk` (or batched `assistant/chunks`) line whose framing is
+ * intact — an event object with the expected seq, a time and data: what
+ * integrity needs of a raw chunk a completed step already assembled.
+ */
+const framedRawChunk = (value: unknown, expected: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  const line = value as { readonly seq?: unknown; readonly time?: unknown; readonly type?: unknown; readonly data?: unknown }
+  return isRawChunk(line.type) && line.seq === expected && typeof line.time === "string" &&
+    typeof line.data === "object" && line.data !== null
+}
+
+interface Pending {
+  readonly value: unknown
+  readonly line: number
+}
+
+/**
+ * The one pass over a log's events, shared by `read`, `open` and `list` so
+ * they never disagree about a file: each event is validated and handed to
  * `onEvent` in order; the start of the torn tail, if any, is returned.
+ *
+ * `skipChunks` (for `open`): raw chunks of completed steps — any followed by
+ * another event — are checked for framing only (intact JSON, the seq in
+ * order) and not handed on; the run of raw chunks that ends the log (the
+ * step in flight when a process stopped) is decoded in full and handed on.
  */
 const scanEvents = (
   reader: LineReader,
   file: string,
   onEvent: (event: SessionLog.SessionEvent) => void,
+  skipChunks = false,
 ): Either.Either<{ readonly line: number; readonly offset: number } | undefined, StoreError> => {
   let count = 0
   let damage: { readonly line: number; readonly offset: number } | undefined
+  let pending: Array<Pending> = []
   for (let line = reader.next(); line !== undefined; line = reader.next()) {
     const n = reader.lineNumber
     if (!reader.complete) {
       damage ??= { line: n, offset: reader.lineStart() }
       break
     }
-    const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+    let value: unknown
+    let parsed = reader.validUtf8
+    if (parsed) {
+      try {
+        value = JSON.parse(line)
+      } catch {
+        parsed = false
+      }
+    }
+    if (damage === undefined && skipChunks && parsed && framedRawChunk(value, count + 1)) {
+      count++
+      pending.push({ value, line: n })
+      continue
+    }
+    const result = parsed ? classify(value) : { _tag: "Unparsable" as const }
     if (damage !== undefined) {
       // A write the crash interrupted leaves only its own unacknowledged lines
       // after the damage, ending in a torn one; a complete event after it is
@@ -163,6 +201,8 @@ const scanEvents = (
         const expected = count + 1
         if (result.event.seq !== expected) return Either.left(expectedSeq(file, n, expected, result.event.seq))
         count++
+        // An event after raw chunks: their step is over, they are not handed on.
+        if (pending.length > 0) pending = []
         onEvent(result.event)
         break
       }
@@ -175,11 +215,34 @@ const scanEvents = (
         return Either.left(new SessionCorrupt({ file, line: n, detail: result.detail }))
     }
   }
+  // The step in flight: the one whose chunks an open turn is recovered from.
+  for (const chunk of pending) {
+    const result = classify(chunk.value)
+    switch (result._tag) {
+      case "Event":
+        onEvent(result.event)
+        break
+      case "Unknown":
+        return Either.left(new UnknownEvent({ file, line: chunk.line, type: result.type }))
+      case "Invalid":
+        return Either.left(new SessionCorrupt({ file, line: chunk.line, detail: result.detail }))
+      case "Unparsable":
+        return Either.left(new SessionCorrupt({ file, line: chunk.line, detail: "not JSON" }))
+    }
+  }
   return Either.right(damage)
 }
 
-/** Reads and validates a whole log. */
-export const scanLog = (io: FileIo, file: string, id: SessionId): Either.Either<Scan, StoreError> => {
+/**
+ * Reads and validates a whole log. `skipChunks` leaves out the raw chunks of
+ * completed steps, checked for framing only (see `scanEvents`).
+ */
+export const scanLog = (
+  io: FileIo,
+  file: string,
+  id: SessionId,
+  skipChunks = false,
+): Either.Either<Scan, StoreError> => {
   const opened = openForRead(io, file)
   if (Either.isLeft(opened)) return Either.left(opened.left)
   const fd = opened.right
@@ -188,7 +251,7 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Either.Either<
     const reader = new LineReader(io, fd)
     return Either.flatMap(readHeader(reader, file, id), (header) => {
       const events: Array<SessionLog.SessionEvent> = []
-      return Either.map(scanEvents(reader, file, (event) => events.push(event)), (damage): Scan => {
+      return Either.map(scanEvents(reader, file, (event) => events.push(event), skipChunks), (damage): Scan => {
         if (damage === undefined) return { header, events, size: reader.completeEnd() }
         const size = io.fstatSync(fd).size
         return {
@@ -204,33 +267,30 @@ export const scanLog = (io: FileIo, file: string, id: SessionId): Either.Either<
   }
 }
 
+/** What `list` learns of a log: its summary (none without events) and whether it ends in a torn tail. */
+export interface Summarized {
+  readonly header: SessionLog.SessionHeader
+  readonly summary: SessionSummary | undefined
+  readonly tally: Tally
+  readonly torn: boolean
+}
+
 /**
- * The `list` summary of a log, judged by the very pass `read` makes: a log
- * `read` refuses is refused here with the same reason, and a torn tail (which
- * the next `open` repairs) is left out of the summary as `read` leaves it out.
+ * The `list` summary of a log open for reading (`openForRead`), judged by
+ * the very pass `read` makes: a log `read` refuses is refused here with the
+ * same reason, and a torn tail (which the next `open` repairs) is left out
+ * of the summary as `read` leaves it out.
  */
-export const summarizeLog = (
-  io: FileIo,
-  file: string,
-  id: string,
-): Either.Either<SessionSummary | undefined, StoreError> => {
-  const opened = openForRead(io, file)
-  if (Either.isLeft(opened)) return Either.left(opened.left)
-  const fd = opened.right
-  if (fd === undefined) return Either.left(new SessionNotFound({ sessionId: id }))
-  try {
-    const reader = new LineReader(io, fd, 1 << 20)
-    return Either.flatMap(readHeader(reader, file, id), (header) => {
-      const summary = new SummaryBuilder(header)
-      return Either.map(
-        scanEvents(reader, file, (event) => {
-          summary.add(event.type, event.time)
-          if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
-        }),
-        () => summary.result(),
-      )
-    })
-  } finally {
-    io.closeSync(fd)
-  }
+export const summarizeOpen = (io: FileIo, fd: number, file: string, id: string): Either.Either<Summarized, StoreError> => {
+  const reader = new LineReader(io, fd, 1 << 20)
+  return Either.flatMap(readHeader(reader, file, id), (header) => {
+    const summary = new SummaryBuilder(header)
+    return Either.map(
+      scanEvents(reader, file, (event) => {
+        summary.add(event.type, event.time, event.seq)
+        if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
+      }),
+      (damage) => ({ header, summary: summary.result(), tally: summary.tally(), torn: damage !== undefined }),
+    )
+  })
 }

@@ -1,14 +1,15 @@
 /**
  * The SQLite layer's rows and the log values they hold: a `sessions` row is a
  * session header plus what `list` shows (turn count, first user message, time
- * of the row's last change); an `events` row is one event, its data as JSON
+ * of the row's last change, and `summary_seq`, the last event those counters
+ * have seen); an `events` row is one event, its data as JSON
  * text. Reading a row refuses what the JSONL layer refuses, in the same words,
  * naming the database, the session and the event's seq.
  */
 import { Either } from "effect"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
-import { titleOf } from "../Summary.js"
+import { firstTitle, turnsIn } from "../Summary.js"
 import { classify } from "./EventLine.js"
 
 export interface EventRow {
@@ -75,16 +76,10 @@ export const sessionRow = (
   updated_at: events[events.length - 1]?.time ?? header.createdAt,
   turns: turnsIn(events),
   first_message: firstTitle(events),
+  summary_seq: events[events.length - 1]?.seq ?? 0,
 })
 
-/** The title the first user message among `events` gives, if any. */
-export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {
-  for (const event of events) if (event.type === "user/message") return titleOf(event.data.message)
-  return null
-}
-
-export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
-  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+export { firstTitle, turnsIn }
 
 /** Columns per `events` row, in the order `eventParams` gives them. */
 export const EVENT_COLUMNS = 5

@@ -46,8 +46,19 @@ const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
   // 2: a lease's holder is named by its host as well as its pid ("" in rows
   // written before: they were taken on this machine).
   [`ALTER TABLE leases ADD COLUMN host TEXT NOT NULL DEFAULT ''`],
-  // 3: the program holding a lease, when it named itself (NULL in rows written before).
-  [`ALTER TABLE leases ADD COLUMN program TEXT`],
+  // 3: the program holding a lease, when it named itself (NULL in rows
+  // written before); and the session row becomes the catalog `list` reads:
+  // `summary_seq` is the seq of the last event its counters (turns,
+  // first_message) have seen, so a reader can tell a row behind its events;
+  // the counters are recounted from the events once, here (first_message has
+  // been kept with its event since 1).
+  [
+    `ALTER TABLE leases ADD COLUMN program TEXT`,
+    `ALTER TABLE sessions ADD COLUMN summary_seq INTEGER`,
+    `UPDATE sessions SET
+      turns = (SELECT count(*) FROM events e WHERE e.session_id = sessions.id AND e.type = 'turn/start'),
+      summary_seq = (SELECT coalesce(max(seq), 0) FROM events e WHERE e.session_id = sessions.id)`,
+  ],
 ]
 
 /** The database schema this build reads and writes. */

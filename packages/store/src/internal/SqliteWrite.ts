@@ -80,7 +80,7 @@ export const makeWrite = (sql: SqlClient, file: string, inTransaction: InTransac
       ? createRow(header, events)
       : last !== undefined && (turns > 0 || title !== null)
       ? sql`UPDATE sessions SET updated_at = ${last.time}, turns = turns + ${turns},
-          first_message = coalesce(first_message, ${title}) WHERE id = ${header.id}`
+          first_message = coalesce(first_message, ${title}), summary_seq = ${last.seq} WHERE id = ${header.id}`
       : undefined
     if (events.length === 0) return row === undefined ? Effect.void : Effect.asVoid(row)
     if (row === undefined && events.length <= INSERT_ROWS) return insertEvents(header.id, events)

@@ -108,7 +108,8 @@ const program = Effect.gen(function*() {
     return yield* Effect.never
   }
   const run = Number(runArg)
-  const start = loaded.events.length + 1
+  // `open` leaves out the raw chunks of completed steps: the next seq follows the last event, not the count.
+  const start = (loaded.events.at(-1)?.seq ?? 0) + 1
   say(`start ${start}`)
   let next = start
   if (mode === "step") {
