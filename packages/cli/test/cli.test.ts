@@ -454,7 +454,7 @@ describe("one damaged log among good ones", () => {
     expect(doctor.code).toBe(1)
     expect(doctor.stdout.split("\n").slice(0, 2)).toEqual([
       `session empty: cannot be read: ${empty}:1: the file is empty`,
-      `session ${id} (${cwd}): 12 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state`,
+      `session ${id} (${cwd}): 6 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state`,
     ])
 
     const again = await turnlog(["run", "--continue", "more"], { cwd, env })

@@ -66,12 +66,18 @@ export interface Service {
    * synced, so another process can `open` or `read` it before any event (it
    * is not listed until it has one). Takes the lease. `id` gives the new
    * session a chosen id; an id this store holds, or one that is stored, is
-   * refused.
+   * refused. `createdAt` and `version` keep the header of a session written
+   * elsewhere (an import): the session keeps its creation time, and a log of
+   * an earlier format version stays in that version, so the build that wrote
+   * it can still read it.
    */
   readonly create: (options: {
     readonly cwd: string
     readonly title?: string
     readonly id?: SessionId
+    readonly createdAt?: string
+    /** A log format version this build writes (1 to `SessionLog.LOG_VERSION`); the newest by default. */
+    readonly version?: number
   }) => Effect.Effect<SessionId, StoreError>
   /**
    * Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably.

@@ -7,12 +7,13 @@
  * the compactions the history starts from. The same checks the read side runs
  * before a request, run ahead of time. A session that cannot be read is
  * reported and the others are still examined; the exit code is 1 when any
- * could not be read. `demo` ends with the same report.
+ * could not be read. `demo` ends with the same report. The log is streamed
+ * (see `streamed`): memory follows the conversation, not the raw chunks.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Stream } from "effect"
 import { History } from "@turnlog/history"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
-import { SessionId } from "@turnlog/protocol"
+import { SessionId, SessionLog } from "@turnlog/protocol"
 import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as Layers from "../Layers.js"
@@ -51,7 +52,26 @@ export interface SessionReport {
   readonly writer?: number
 }
 
-export const diagnose = (session: SessionStore.LoadedSession): SessionReport => {
+/**
+ * A session as doctor reads it, streamed: every event counted, only those
+ * reconstruction uses kept. Raw chunks (most of a log) are counted and let
+ * go — history is built from messages — so memory grows with the
+ * conversation, not with everything the provider streamed.
+ */
+const streamed = (store: SessionStore.Service, id: SessionId) =>
+  Effect.gen(function*() {
+    const recovery = yield* store.recovery(id)
+    const header = yield* store.header(id)
+    const events: Array<SessionLog.SessionEvent> = []
+    const count = yield* Stream.runFold(store.stream(id, 1), 0, (n, event) => {
+      if (!SessionLog.isRawChunk(event.type)) events.push(event)
+      return n + 1
+    })
+    return diagnose({ header, events, recovery }, count)
+  })
+
+/** The report of a session; `eventCount` when `session.events` leaves raw chunks out (see `streamed`). */
+export const diagnose = (session: SessionStore.LoadedSession, eventCount = session.events.length): SessionReport => {
   const messages: Array<MessageReport> = []
   for (const message of History.fromEvents(session.events)) {
     if (message.role !== "assistant") continue
@@ -86,7 +106,7 @@ export const diagnose = (session: SessionStore.LoadedSession): SessionReport => 
   return {
     id: session.header.id,
     cwd: session.header.cwd,
-    events: session.events.length,
+    events: eventCount,
     messages,
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     openTurn: OpenTurn.openTurnStart(session.events) >= 0,
@@ -148,8 +168,8 @@ export const examine = (ids: ReadonlyArray<string> | undefined) =>
       for (const { error, id } of listed.unreadable) entries.push({ id, unreadable: error.message })
     }
     for (const id of targets) {
-      const read = yield* Effect.either(store.read(SessionId.make(id)))
-      entries.push(Either.isRight(read) ? diagnose(read.right) : { id, unreadable: read.left.message })
+      const report = yield* Effect.either(streamed(store, SessionId.make(id)))
+      entries.push(Either.isRight(report) ? report.right : { id, unreadable: report.left.message })
     }
     return entries
   })

@@ -38,7 +38,15 @@ const write = (store: SessionStore.Service, session: LogFormat.Session, kind: st
   Effect.gen(function*() {
     const { header, events } = session
     const id = header.id
-    yield* store.create({ id, cwd: header.cwd, ...(header.title === undefined ? {} : { title: header.title }) }).pipe(
+    // The header as written: its creation time, and its version (a version-1
+    // log stays one, so the build that wrote it still reads it).
+    yield* store.create({
+      id,
+      cwd: header.cwd,
+      createdAt: header.createdAt,
+      version: header.version,
+      ...(header.title === undefined ? {} : { title: header.title }),
+    }).pipe(
       Effect.mapError((e) => new CommandFailed({ message: `session ${id} was not imported (nothing was written): ${e.message}` })),
     )
     let stored = 0

@@ -157,6 +157,10 @@ export const makeCore = (backend: Backend) =>
       create: (options) =>
         serial(Effect.gen(function*() {
           const id = options.id ?? makeSessionId()
+          const version = options.version ?? SessionLog.LOG_VERSION
+          if (!Number.isInteger(version) || version < 1 || version > SessionLog.LOG_VERSION) {
+            return yield* Effect.dieMessage(`create: log version ${version} is not one this build writes (1 to ${SessionLog.LOG_VERSION})`)
+          }
           if (held.has(id)) return yield* exists(id)
           const writer = yield* backend.acquire(id)
           if (options.id !== undefined) {
@@ -172,9 +176,9 @@ export const makeCore = (backend: Backend) =>
           }
           const header: SessionLog.SessionHeader = {
             type: "session",
-            version: SessionLog.LOG_VERSION,
+            version,
             id,
-            createdAt: new Date().toISOString(),
+            createdAt: options.createdAt ?? new Date().toISOString(),
             cwd: options.cwd,
             ...(options.title !== undefined ? { title: options.title } : {}),
           }
