@@ -10,13 +10,12 @@
  * torn tail a crash left): the page stops before it, so a follower reads it
  * again once it is complete.
  */
-import { constants, fstatSync, type Stats } from "node:fs"
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent } from "../StoreError.js"
 import { decodeLine } from "./EventLine.js"
-import { errorCode, type FileIo } from "./FileIo.js"
-import { parseHeader } from "./JsonlScan.js"
+import type { FileIo } from "./FileIo.js"
+import { openForRead, parseHeader } from "./JsonlScan.js"
 import { LineReader } from "./LineReader.js"
 
 /** Where a reader stopped: the offset of the next line to read (0: the header), its line number, the seq it must hold. */
@@ -39,34 +38,9 @@ export interface Page {
 /** Small reads: a page is a few hundred events, and a follower rereads the end of the file often. */
 const CHUNK = 256 << 10
 
-const open = (io: FileIo, file: string, id: SessionId): Either.Either<number, StoreError> => {
-  let fd: number
-  try {
-    // Non-blocking, so a FIFO in the log's place cannot hang the reader.
-    fd = io.openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return Either.left(new SessionNotFound({ sessionId: id }))
-    throw error
-  }
-  const stat = fstatSync(fd)
-  if (!stat.isFile()) {
-    io.closeSync(fd)
-    return Either.left(new SessionCorrupt({ file, line: 1, detail: `not a regular file (${fileKind(stat)}): not read` }))
-  }
-  return Either.right(fd)
-}
-
-// In the words `read` uses (see `JsonlScan`).
-const fileKind = (stat: Stats): string =>
-  stat.isFIFO()
-    ? "a FIFO"
-    : stat.isDirectory()
-    ? "a directory"
-    : stat.isCharacterDevice() || stat.isBlockDevice()
-    ? "a device"
-    : stat.isSocket()
-    ? "a socket"
-    : "not a file"
+/** The log opened for reading (a FIFO or directory in its place refused in `read`'s words); no log is `SessionNotFound`. */
+const open = (io: FileIo, file: string, id: SessionId): Either.Either<number, StoreError> =>
+  Either.flatMap(openForRead(io, file), (fd) => fd === undefined ? Either.left(new SessionNotFound({ sessionId: id })) : Either.right(fd))
 
 /**
  * Up to `max` events from `position` on (events before `fromSeq` are checked
