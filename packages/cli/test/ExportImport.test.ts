@@ -10,30 +10,15 @@
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { SessionLog } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
+import { admin, schemaUrl, skipPostgres } from "./support/postgres.js"
 import { BIN, cleanEnv, hasStackTrace, type Outcome, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-const URL_ = process.env.TURNLOG_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const admin = (statement: string) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.make({ url: Redacted.make(URL_), connectTimeout: Duration.seconds(3), maxConnections: 1 }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (sql) => sql.unsafe(statement),
-  )))
-const unreachable = await admin("SELECT 1").then(() => undefined, (error: unknown) => String(error))
-const required = (process.env.TURNLOG_REQUIRE_POSTGRES ?? "") !== ""
-if (unreachable !== undefined && !required) {
-  process.stderr.write(`PostgreSQL tests skipped: no server at ${URL_} (${unreachable}); set TURNLOG_REQUIRE_POSTGRES=1 to fail instead\n`)
-}
 
 /** The binary with `input` on its stdin. */
 const withStdin = (args: ReadonlyArray<string>, input: string, options: { cwd: string; env: Record<string, string> }) =>
@@ -53,14 +38,13 @@ const sessionIdFrom = (stderr: string): string => {
   return match[1]!
 }
 
-const schemaUrl = (schema: string) => `${URL_}${URL_.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`
 
 const thinkingOf = (body: unknown) =>
   (body as { messages: Array<{ role: string; content: unknown }> }).messages
     .filter((m) => m.role === "assistant")
     .map((m) => m.content)
 
-describe.skipIf(unreachable !== undefined && !required)("a session moved between PostgreSQL and JSONL", () => {
+describe.skipIf(skipPostgres)("a session moved between PostgreSQL and JSONL", () => {
   const first = `turnlog_cli_port_a_${process.pid}`
   const second = `turnlog_cli_port_b_${process.pid}`
   let server: Loopback.Server

@@ -5,29 +5,14 @@
 // Skipped with one line when no server answers, unless TURNLOG_REQUIRE_POSTGRES is set.
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
+import { admin, schemaUrl, skipPostgres } from "./support/postgres.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-const URL_ = process.env.TURNLOG_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const admin = (statement: string) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.make({ url: Redacted.make(URL_), connectTimeout: Duration.seconds(3), maxConnections: 1 }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (sql) => sql.unsafe(statement),
-  )))
-const unreachable = await admin("SELECT 1").then(() => undefined, (error: unknown) => String(error))
-const required = (process.env.TURNLOG_REQUIRE_POSTGRES ?? "") !== ""
-if (unreachable !== undefined && !required) {
-  process.stderr.write(`PostgreSQL tests skipped: no server at ${URL_} (${unreachable}); set TURNLOG_REQUIRE_POSTGRES=1 to fail instead\n`)
-}
 
 const sessionIdFrom = (stderr: string): string => {
   const match = /^turnlog: session (\S+)$/m.exec(stderr)
@@ -35,10 +20,10 @@ const sessionIdFrom = (stderr: string): string => {
   return match[1]!
 }
 
-describe.skipIf(unreachable !== undefined && !required)("the postgres store", () => {
+describe.skipIf(skipPostgres)("the postgres store", () => {
   // The store's tables in a schema of this test file's own, through the URL's search_path.
   const schema = `turnlog_cli_test_${process.pid}`
-  const url = `${URL_}${URL_.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+  const url = schemaUrl(schema)
   let server: Loopback.Server
   const home = tempDir("pg-home")
   const cwd = tempDir("pg-cwd")

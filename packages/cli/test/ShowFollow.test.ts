@@ -10,28 +10,13 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { hostname } from "node:os"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Redacted } from "effect"
 import { afterAll, describe, expect, it, vi } from "vitest"
+import { admin, schemaUrl, skipPostgres } from "./support/postgres.js"
 import { BIN, cleanEnv, removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-const PG_URL = process.env.TURNLOG_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const admin = <A extends object = Record<string, unknown>>(statement: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.make({ url: Redacted.make(PG_URL), connectTimeout: Duration.seconds(3), maxConnections: 1 }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (sql) => sql.unsafe<A>(statement, params),
-  )))
-const pgMissing = await admin("SELECT 1").then(() => undefined, (error: unknown) => String(error))
-const pgRequired = (process.env.TURNLOG_REQUIRE_POSTGRES ?? "") !== ""
-if (pgMissing !== undefined && !pgRequired) {
-  process.stderr.write(`PostgreSQL tests skipped: no server at ${PG_URL} (${pgMissing}); set TURNLOG_REQUIRE_POSTGRES=1 to fail instead\n`)
-}
 
 /** A running command whose output is collected, and a way to wait for text in it. */
 const started = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) => {
@@ -170,9 +155,9 @@ describe("show --follow", () => {
     }
   })
 
-  describe.skipIf(pgMissing !== undefined && !pgRequired)("postgres", () => {
+  describe.skipIf(skipPostgres)("postgres", () => {
     const schema = `turnlog_follow_test_${process.pid}`
-    const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+    const url = schemaUrl(schema)
 
     it("prints another process's turn as it is flushed, after its listening connection was ended and made again", async () => {
       await admin(`CREATE SCHEMA ${schema}`)
