@@ -18,6 +18,7 @@ import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
+import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
@@ -63,9 +64,10 @@ const streamed = (store: SessionStore.Service, id: SessionId) =>
     const recovery = yield* store.recovery(id)
     const header = yield* store.header(id)
     const events: Array<SessionLog.SessionEvent> = []
-    const count = yield* Stream.runFold(store.stream(id, 1), 0, (n, event) => {
+    let count = 0
+    yield* Pages.forEach(store.stream(id, 1), (event) => {
       if (!SessionLog.isRawChunk(event.type)) events.push(event)
-      return n + 1
+      count++
     })
     return diagnose({ header, events, recovery }, count)
   })

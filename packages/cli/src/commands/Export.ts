@@ -10,23 +10,38 @@
  * A turn left open, or in flight in another process, is exported as it is,
  * with a note on stderr.
  */
-import { Effect, Stream } from "effect"
+import { Chunk, Effect, type Stream } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import { LogFormat, SessionStore, type StoreError } from "@turnlog/store"
 import * as Layers from "../Layers.js"
 import { note } from "../Output.js"
+import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
 
-/** Stdout in pieces, each waited for: a reader slower than the log (a pipe) holds the command, not its memory. */
+/**
+ * Stdout in pieces; when the stream's buffer is full (a reader slower than the
+ * log, on a pipe), the next piece waits for it to drain, so the reader holds
+ * the command, not its memory. A piece that fits is not waited for: waiting
+ * on every write kept each piece alive across collections (peak RSS of a
+ * 10,000-turn export 1.4× this way).
+ */
 const PIECE = 1 << 20
 
 const write = (text: string): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    process.stdout.write(text, () => resume(Effect.void))
-  })
+  Effect.suspend(() =>
+    process.stdout.write(text) ? Effect.void : Effect.async<void>((resume) => {
+      const done = () => {
+        process.stdout.off("drain", done)
+        process.stdout.off("error", done)
+        resume(Effect.void)
+      }
+      process.stdout.on("drain", done)
+      process.stdout.on("error", done)
+    })
+  )
 
 const writeAll = (
   header: SessionLog.SessionHeader,
@@ -34,8 +49,8 @@ const writeAll = (
 ): Effect.Effect<void, StoreError.StoreError> =>
   Effect.gen(function*() {
     let text = LogFormat.encodeHeader(header)
-    yield* Stream.runForEach(events, (event) => {
-      text += LogFormat.encodeEvents([event])
+    yield* Pages.forEachPage(events, (page) => {
+      text += LogFormat.encodeEvents(Chunk.toReadonlyArray(page))
       if (text.length < PIECE) return Effect.void
       const piece = text
       text = ""

@@ -15,6 +15,7 @@ import { Effect, Stream } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as Layers from "../Layers.js"
+import * as Pages from "../Pages.js"
 import { out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
@@ -70,7 +71,7 @@ const run = (id: SessionId, options: ShowOptions) =>
     // What read would report, before the events are printed: a turn it finds open is the one in flight then.
     const recovery = yield* store.recovery(id)
     const kept = new KeptFrom()
-    yield* Stream.runForEach(store.stream(id, 1), (event) => Effect.sync(() => kept.add(event)))
+    yield* Pages.forEach(store.stream(id, 1), (event) => kept.add(event))
     const printer = new Printer(header, kept.value)
     let next = 1
     const stored = store.stream(id, 1).pipe(Stream.tap((event) => Effect.sync(() => void (next = event.seq + 1))))
@@ -79,7 +80,7 @@ const run = (id: SessionId, options: ShowOptions) =>
       if (options.json) {
         const writer = new JsonWriter(raw)
         yield* writer.start(header)
-        yield* Stream.runForEach(Stream.chunks(stored), (events) =>
+        yield* Pages.forEachPage(stored, (events) =>
           Effect.forEach(printer.add(events).ended, (turn) => writer.turn(turn), { discard: true }))
         const last = printer.finish(recovery)
         yield* Effect.forEach(last.ended, (turn) => writer.turn(turn), { discard: true })
@@ -93,7 +94,7 @@ const run = (id: SessionId, options: ShowOptions) =>
         return
       }
       yield* out(`${Transcript.headerLine(header)}\n`)
-      yield* Stream.runForEach(Stream.chunks(stored), (events) => printLines(printer.add(events)))
+      yield* Pages.forEachPage(stored, (events) => printLines(printer.add(events)))
       yield* printLines(printer.finish(recovery))
       return
     }
@@ -102,7 +103,7 @@ const run = (id: SessionId, options: ShowOptions) =>
     yield* options.json
       ? raw(`${JSON.stringify({ id: header.id, cwd: header.cwd, createdAt: header.createdAt })}\n`)
       : out(`${Transcript.headerLine(header)}\n`)
-    yield* Stream.runForEach(Stream.chunks(stored), (events) => print(printer.add(events)))
+    yield* Pages.forEachPage(stored, (events) => print(printer.add(events)))
     const live = store.follow(id, next)
     yield* Stream.runForEach(
       Stream.chunks(options.forever === true ? live : live.pipe(Stream.takeUntil((event) => event.type === "turn/end"))),
