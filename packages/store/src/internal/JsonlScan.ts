@@ -282,7 +282,7 @@ export interface Summarized {
  * of the summary as `read` leaves it out.
  */
 export const summarizeOpen = (io: FileIo, fd: number, file: string, id: string): Either.Either<Summarized, StoreError> => {
-  const reader = new LineReader(io, fd, 1 << 20)
+  const reader = new LineReader(io, fd)
   return Either.flatMap(readHeader(reader, file, id), (header) => {
     const summary = new SummaryBuilder(header)
     return Either.map(
