@@ -10,6 +10,7 @@ const summary = (n: number, cwd: string, title = `task ${n}`) => ({
   updatedAt: `2025-01-0${n}T00:00:00.000Z`,
   turns: 1,
   title,
+  status: "idle" as const,
 })
 
 describe("session/list pages", () => {

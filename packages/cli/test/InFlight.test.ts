@@ -1,7 +1,7 @@
 // `show` and `doctor` while another process is still running a turn of the
 // session (an editor's `turnlog acp`, a `turnlog run` in another terminal):
 // the turn is in flight there, not left by a crash. Once that process is
-// gone, the same open turn is one a dead process left.
+// gone, the same open turn is one a dead process left. `sessions` says the same.
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -36,6 +36,8 @@ describe("show and doctor of a session whose turn runs in another process", () =
       expect(shown.stdout.trimEnd().split("\n").at(-1)).toBe(`turn 1 still running: process ${pid} is writing this session`)
       const doctor = await turnlog(["doctor", id], { cwd, env: { TURNLOG_HOME: home } })
       expect(doctor.stdout.trimEnd().split("\n").slice(1)).toEqual([`  turn in flight: process ${pid} is writing this session`, "  ok"])
+      const listed = await turnlog(["sessions", "--json"], { cwd, env: { TURNLOG_HOME: home } })
+      expect(JSON.parse(listed.stdout).map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[id, "running"]])
     } finally {
       child.kill("SIGKILL")
       await exited
@@ -44,5 +46,7 @@ describe("show and doctor of a session whose turn runs in another process", () =
     expect(after.stdout.trimEnd().split("\n").at(-1)).toBe(
       "turn 1 still open: the process stopped mid-turn (it is closed as interrupted when the session is next used)",
     )
+    const listed = await turnlog(["sessions", "--json"], { cwd, env: { TURNLOG_HOME: home } })
+    expect(JSON.parse(listed.stdout).map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[id, "interrupted"]])
   })
 })

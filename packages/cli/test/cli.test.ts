@@ -40,12 +40,12 @@ describe.concurrent("without a key", () => {
     const listed = await turnlog(["sessions", "--json"], { cwd, env })
     expect(listed.code, listed.stderr).toBe(0)
     const sessions = JSON.parse(listed.stdout) as Array<Record<string, unknown>>
-    expect(sessions.map(({ id, cwd, turns, title }) => ({ id, cwd, turns, title }))).toEqual([
-      { id, cwd, turns: 2, title: "what is turnlog?" },
+    expect(sessions.map(({ id, cwd, turns, title, status }) => ({ id, cwd, turns, title, status }))).toEqual([
+      { id, cwd, turns: 2, title: "what is turnlog?", status: "idle" },
     ])
     const table = await turnlog(["sessions"], { cwd, env })
-    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+CWD\s+TITLE$/)
-    expect(table.stdout.split("\n")[1]).toContain(`${id}  `)
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+STATUS\s+CWD\s+TITLE$/)
+    expect(table.stdout.split("\n")[1]).toMatch(new RegExp(`^${id}  \\S+\\s+2\\s+idle\\s+${cwd}  what is turnlog\\?$`))
 
     const shown = await turnlog(["show", id], { cwd, env })
     expect(shown.code, shown.stderr).toBe(0)

@@ -68,6 +68,12 @@ const makeBackend = (storage: MemoryStorage): Backend => {
         }
         return Effect.succeed(writer)
       }),
+    // Another store of this storage holding the lease is this process.
+    holderOf: (id) =>
+      Effect.sync(() => {
+        const holder = storage.leases.get(id)
+        return holder !== undefined && holder !== self ? thisProcess() : undefined
+      }),
     load: (id) =>
       Effect.suspend(() => {
         const stored = storage.sessions.get(id)

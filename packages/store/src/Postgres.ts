@@ -63,6 +63,8 @@ interface CatalogRow extends SessionRow {
   readonly turns: number
   readonly updated_at: string
   readonly first_message: string | null
+  /** The type of the last `turn/start` or `turn/end`: the last turn is open when it is a start. */
+  readonly last_turn: string | null
 }
 
 const facts = (events: ReadonlyArray<SessionLog.SessionEvent>) => ({
@@ -230,7 +232,12 @@ export const makePostgres = (options: PostgresOptions) =>
     const judge = (row: CatalogRow): Judged => {
       const header = headerOf(row)
       if (Either.isLeft(header)) return { _tag: "Unreadable", error: header.left }
-      const counted = { updatedAt: row.last_seq > 0 ? row.updated_at : null, turns: row.turns, firstMessage: row.first_message }
+      const counted = {
+        updatedAt: row.last_seq > 0 ? row.updated_at : null,
+        turns: row.turns,
+        firstMessage: row.first_message,
+        openTurn: row.last_turn === "turn/start",
+      }
       return { _tag: "Listed", summary: fromCatalog(header.right, counted) }
     }
 
@@ -249,8 +256,12 @@ export const makePostgres = (options: PostgresOptions) =>
       // its events, so a row is never behind them; `read` and `open` still decode every event.
       list: () =>
         Effect.gen(function*() {
-          const rows = yield* sql<CatalogRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title,
-              last_seq, updated_at, turns, first_message FROM sessions`.pipe(Effect.mapError(io("list")))
+          // Whether the last turn is open: a read back by the (session_id, seq) key to the last turn event.
+          const rows = yield* sql<CatalogRow>`SELECT s.id, s.version, s.created_at, s.cwd::text AS cwd, s.title::text AS title,
+              s.last_seq, s.updated_at, s.turns, s.first_message,
+              (SELECT e.type FROM events e WHERE e.session_id = s.id AND e.type IN ('turn/start', 'turn/end')
+                ORDER BY e.seq DESC LIMIT 1) AS last_turn
+            FROM sessions s`.pipe(Effect.mapError(io("list")))
           return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), load)
         }),
     }

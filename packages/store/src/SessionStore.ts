@@ -12,6 +12,14 @@ import { Context, type Effect, type Stream } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import type { Holder, StoreError } from "./StoreError.js"
 
+/**
+ * Where a session's last turn stands: `idle` (it ended), `running` (it has no
+ * end and a live process holds the session: the turn is in flight there) or
+ * `interrupted` (no end, and no live holder: a process stopped mid-turn; the
+ * next open closes the turn).
+ */
+export type SessionStatus = "idle" | "running" | "interrupted"
+
 export interface SessionSummary {
   readonly id: SessionId
   readonly cwd: string
@@ -20,6 +28,7 @@ export interface SessionSummary {
   readonly turns: number
   /** The title given at create, else the start of the first user message (see `Summary.titleOf`). */
   readonly title: string
+  readonly status: SessionStatus
 }
 
 /** A stored session that cannot be read, and why. */

@@ -49,6 +49,8 @@ interface CatalogRow extends SessionRow {
   readonly turns: number
   readonly first_message: string | null
   readonly last_time: string | null
+  /** The type of the last `turn/start` or `turn/end`: the last turn is open when it is a start. */
+  readonly last_turn: string | null
   /** 1 when the row's counters may be behind its events. */
   readonly behind: number
 }
@@ -177,7 +179,12 @@ export const makeSqlite = (options: SqliteOptions) =>
         ? { _tag: "Unreadable", error: header.left }
         : {
           _tag: "Listed",
-          summary: fromCatalog(header.right, { updatedAt: row.last_time, turns: row.turns, firstMessage: row.first_message }),
+          summary: fromCatalog(header.right, {
+            updatedAt: row.last_time,
+            turns: row.turns,
+            firstMessage: row.first_message,
+            openTurn: row.last_turn === "turn/start",
+          }),
         }
     }
 
@@ -215,6 +222,8 @@ export const makeSqlite = (options: SqliteOptions) =>
           // last one over the events past `summary_seq` only (none, for a row this build wrote).
           const rows = yield* sql<CatalogRow>`SELECT s.id, s.version, s.created_at, s.cwd, s.title, s.turns, s.first_message,
               (SELECT e.time FROM events e WHERE e.session_id = s.id ORDER BY e.seq DESC LIMIT 1) AS last_time,
+              (SELECT e.type FROM events e WHERE e.session_id = s.id AND e.type IN ('turn/start', 'turn/end')
+                ORDER BY e.seq DESC LIMIT 1) AS last_turn,
               s.summary_seq IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id
                 AND e.seq > s.summary_seq AND e.type IN ('turn/start', 'user/message')) AS behind
             FROM sessions s`.pipe(Effect.mapError(io("list")))

@@ -44,6 +44,13 @@ export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): stri
   return null
 }
 
+/**
+ * The status a layer's summary gives: whether the last turn is open is all a
+ * layer knows of it; `list` asks who holds a session whose turn is open,
+ * which makes it `running` (see `SessionStatus`).
+ */
+export const statusOf = (openTurn: boolean): SessionSummary["status"] => (openTurn ? "interrupted" : "idle")
+
 /** Folds events one at a time, so a large log is summarised without holding it. */
 export class SummaryBuilder {
   private turns = 0
@@ -109,6 +116,7 @@ export class SummaryBuilder {
       updatedAt: this.updatedAt,
       turns: this.turns,
       title: this.title ?? "",
+      status: statusOf(this.open),
     }
   }
 }

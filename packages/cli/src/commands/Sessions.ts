@@ -1,4 +1,8 @@
-/** `turnlog sessions`: the stored sessions, newest first. */
+/**
+ * `turnlog sessions`: the stored sessions, newest first, each with its status:
+ * `idle`, `running` (a turn in flight in a live process) or `interrupted` (a
+ * process stopped mid-turn; continuing the session closes that turn).
+ */
 import { Effect } from "effect"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
@@ -12,8 +16,10 @@ const pad = (text: string, width: number) => text.padEnd(width)
 export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): string => {
   if (sessions.length === 0) return "no sessions yet (start one with: turnlog run <prompt>)\n"
   // Made visible before the columns are measured, so an escaped title keeps its row aligned.
-  const rows = sessions.map((s) => [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.cwd, s.title].map(visible))
-  const header = ["ID", "UPDATED", "TURNS", "CWD", "TITLE"]
+  const rows = sessions.map((s) =>
+    [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.status, s.cwd, s.title].map(visible)
+  )
+  const header = ["ID", "UPDATED", "TURNS", "STATUS", "CWD", "TITLE"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   return [header, ...rows]
     .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i]!))).join("  "))

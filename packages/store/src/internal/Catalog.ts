@@ -11,7 +11,7 @@ import { Effect, Either } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import type { SessionList, SessionSummary, Unreadable } from "../SessionStore.js"
 import type { StoreError } from "../StoreError.js"
-import { summarize } from "../Summary.js"
+import { statusOf, summarize } from "../Summary.js"
 
 /** What a catalog row says of a session beside its header. */
 export interface Counted {
@@ -20,6 +20,8 @@ export interface Counted {
   readonly turns: number
   /** The title of the first user message, if any. */
   readonly firstMessage: string | null
+  /** Whether the last turn has no `turn/end`. */
+  readonly openTurn: boolean
 }
 
 /** The summary a catalog row gives, the same as `Summary.summarize` over the session's events. */
@@ -31,6 +33,7 @@ export const fromCatalog = (header: SessionLog.SessionHeader, counted: Counted):
     updatedAt: counted.updatedAt,
     turns: counted.turns,
     title: header.title ?? counted.firstMessage ?? "",
+    status: statusOf(counted.openTurn),
   }
 
 /** One catalog row judged: its summary (undefined: not listed), or why it cannot be read, or to be loaded. */

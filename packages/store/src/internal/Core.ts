@@ -8,7 +8,7 @@ import { Console, Effect, Stream } from "effect"
 import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
-import type { LoadedSession, Recovery, Service, SessionList } from "../SessionStore.js"
+import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
 import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
@@ -64,6 +64,10 @@ interface Held {
   pending: Array<SessionLog.SessionEvent>
 }
 
+/** The live holder of a session's lease; none when the layer cannot tell or the lease cannot be read. */
+const liveHolderOf = (backend: Backend) => (id: SessionId): Effect.Effect<Holder | undefined> =>
+  backend.holderOf === undefined ? Effect.succeed(undefined) : Effect.orElseSucceed(backend.holderOf(id), () => undefined)
+
 const recoveryOf = (loaded: Loaded, closed: ReadonlyArray<SessionLog.SessionEvent>): Recovery => ({
   ...(loaded.tornTail !== undefined ? { tornTail: loaded.tornTail } : {}),
   ...(closed.length > 0 ? { closedTurn: closed } : {}),
@@ -93,6 +97,7 @@ const exists = (id: SessionId) =>
 export const makeCore = (backend: Backend) =>
   Effect.gen(function*() {
     const held = new Map<SessionId, Held>()
+    const liveHolder = liveHolderOf(backend)
     // One operation at a time: an open, an append and a flush of the same
     // session must not interleave between their steps.
     const lock = yield* Effect.makeSemaphore(1)
@@ -241,7 +246,14 @@ export const makeCore = (backend: Backend) =>
         serial(Effect.gen(function*() {
           for (const session of held.values()) yield* flushHeld(session)
           const listed = yield* backend.list()
-          return { sessions: [...listed.sessions].sort(byRecency), unreadable: listed.unreadable }
+          // A turn without an end is in flight where a live process holds the session (this one
+          // included). A lease that cannot be read leaves the turn interrupted, as `open` would find it.
+          const sessions: Array<SessionSummary> = []
+          for (const summary of listed.sessions) {
+            const running = summary.status !== "idle" && (held.has(summary.id) || (yield* liveHolder(summary.id)) !== undefined)
+            sessions.push(running ? { ...summary, status: "running" } : summary)
+          }
+          return { sessions: sessions.sort(byRecency), unreadable: listed.unreadable }
         })),
 
       header: (id) => Effect.zipRight(flushOwn(id), backend.streaming.header(id)),

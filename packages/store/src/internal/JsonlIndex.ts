@@ -21,7 +21,7 @@ import { join } from "node:path"
 import { Either, Schema } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionSummary } from "../SessionStore.js"
-import type { Tally } from "../Summary.js"
+import { statusOf, type Tally } from "../Summary.js"
 import { type FileIo, writeAll } from "./FileIo.js"
 
 /** What identifies one state of a log file. */
@@ -80,6 +80,7 @@ export const summaryOf = (entry: Entry): SessionSummary | undefined =>
     updatedAt: entry.updatedAt,
     turns: entry.turns,
     title: entry.title ?? "",
+    status: statusOf(entry.openTurn),
   }
 
 export const tallyOf = (entry: Entry): Tally => ({

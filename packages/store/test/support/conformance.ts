@@ -10,7 +10,7 @@ import {
   TOOL_OUTCOME_UNKNOWN,
   TOOL_OUTCOME_UNKNOWN_CONTENT,
 } from "../../src/OpenTurn.js"
-import { type Service, SessionStore } from "../../src/SessionStore.js"
+import { type Service, type SessionList, SessionStore } from "../../src/SessionStore.js"
 import type { StoreError } from "../../src/StoreError.js"
 import {
   assistantWithCalls,
@@ -235,6 +235,8 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               updatedAt: "2025-01-03T00:00:00.000Z",
               turns: 2,
               title: "Refactor the parser so that it streams tokens instead of bu…",
+              // Its last turn has no end, and the store that wrote it is gone.
+              status: "interrupted",
             },
             {
               id: ids.titled,
@@ -243,8 +245,29 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               updatedAt: "2025-01-02T00:00:00.000Z",
               turns: 1,
               title: "Given title",
+              status: "idle",
             },
           ])
+        })
+      ))
+
+    it.effect("lists a session whose turn is open as running while a store holds it, interrupted once none does", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const statuses = (list: SessionList) => list.sessions.map((s) => s.status)
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/p" })
+              yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("working")]))
+              // The writer itself, and another store (another process) while the writer holds it.
+              expect(statuses(yield* store.list())).toStrictEqual(["running"])
+              expect(statuses(yield* withStore(h, (other) => other.list()))).toStrictEqual(["running"])
+              return id
+            }))
+          expect(statuses(yield* withStore(h, (store) => store.list()))).toStrictEqual(["interrupted"])
+          // Opening it closes the turn: idle from then on.
+          yield* withStore(h, (store) => store.open(id))
+          expect(statuses(yield* withStore(h, (store) => store.list()))).toStrictEqual(["idle"])
         })
       ))
 
