@@ -61,7 +61,7 @@ export const make = (
               }
               return turn(context).pipe(Stream.ensuring(Effect.sync(() => running.delete(id))))
             })),
-          release: () => Effect.void,
+          release: () => Effect.succeed(undefined),
           cancel: (id) => Effect.suspend(() => {
             const d = running.get(id)
             return d === undefined ? Effect.void : Deferred.succeed(d, undefined)

@@ -11,7 +11,7 @@
  * in the log.
  */
 import * as path from "node:path"
-import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Stream, SynchronizedRef, Take } from "effect"
+import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
 import type { ContentBlock, SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -60,9 +60,17 @@ export interface Service {
    * `release`) and what the loop holds of it, its own tools included. The next
    * `load` or `prompt` opens it again from the store, with whatever another
    * process appended meanwhile. Refused (`AgentBusy`) while a turn or a
-   * compaction runs; a session not held is left as it is.
+   * compaction runs; a session not held is left as it is. Returns where its
+   * log stood when it was let go (none when it was not held): what a client
+   * was shown, so that what others append meanwhile can be told apart.
    */
-  readonly release: (id: SessionId) => Effect.Effect<void, AgentError>
+  readonly release: (id: SessionId) => Effect.Effect<Released | undefined, AgentError>
+}
+
+/** Where a session's log stood when the loop let it go. */
+export interface Released {
+  /** The seq the session's next event would have had (1: none written). */
+  readonly nextSeq: number
 }
 
 export class AgentLoop extends Context.Tag("@turnlog/agent/AgentLoop")<AgentLoop, Service>() {}
@@ -229,8 +237,12 @@ export const make = (config: Config) =>
       SynchronizedRef.modifyEffect(table, (t) => {
         const held = HashMap.get(t.sessions, id)
         if (Option.isSome(held) && Option.isSome(held.value.turn)) return Effect.fail(new AgentBusy({ sessionId: id }))
+        const stood: Effect.Effect<Released | undefined> = Option.isNone(held)
+          ? Effect.succeed(undefined)
+          : Effect.map(Ref.get(held.value.journal.written), ({ nextSeq }) => ({ nextSeq }))
         // Let go of in the table whatever the store says: its lease is given up even when the last flush fails.
-        return Effect.map(Effect.exit(store.release(id)), (exit) => [exit, Table.without(t, id)] as const)
+        return Effect.flatMap(stood, (released) =>
+          Effect.map(Effect.exit(store.release(id)), (exit) => [Exit.as(exit, released), Table.without(t, id)] as const))
       }).pipe(Effect.flatten)
 
     return { createSession, load, prompt, compact, cancel, release } satisfies Service

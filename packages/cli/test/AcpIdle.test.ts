@@ -3,7 +3,8 @@
 // configured provider, and `idleReleaseSeconds` set small. While it holds a
 // session, another process is told the session is open in an editor; once it
 // let go, the lock file is gone, `turnlog run --session` continues the session,
-// and the editor's next prompt sends that process's turn to the provider.
+// and the editor's next prompt sends that process's turn to the provider and
+// shows it in the editor before the prompt's own answer.
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
@@ -22,6 +23,8 @@ const KEY = { LOCAL_TEST_KEY: "sk-idle-0123456789" }
 interface Served {
   readonly child: ChildProcess
   readonly stderr: () => string
+  /** The session updates received so far, as [kind, text] (text for message chunks). */
+  readonly updates: () => ReadonlyArray<readonly [string, string?]>
 }
 
 /** `turnlog acp` in `cwd` with `home`, driven by the SDK's client through `drive`, until it exits after stdin closes. */
@@ -35,9 +38,13 @@ const serve = async <A>(home: string, cwd: string, drive: (ctx: acp.ClientContex
     new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
   )
+  const updates: Array<readonly [string, string?]> = []
   const result = await acp.client({ name: "turnlog-tests" })
-    .onNotification("session/update", () => undefined)
-    .connectWith(stream, (ctx) => drive(ctx, { child, stderr: () => stderr }))
+    .onNotification("session/update", ({ params }) => {
+      const update = params.update as { readonly sessionUpdate: string; readonly content?: { readonly text?: string } }
+      updates.push(update.content?.text === undefined ? [update.sessionUpdate] : [update.sessionUpdate, update.content.text])
+    })
+    .connectWith(stream, (ctx) => drive(ctx, { child, stderr: () => stderr, updates: () => updates }))
   await writer.close()
   return { result, code: await exited, stderr }
 }
@@ -96,7 +103,7 @@ describe("turnlog acp and an idle session", () => {
     expect(code).toBe(0)
   })
 
-  it("is let go after idleReleaseSeconds: another process continues it, and the next prompt sends that process's turn", async () => {
+  it("is let go after idleReleaseSeconds: another process continues it, and the next prompt sends that process's turn to the provider and to the editor", async () => {
     const dir = home(1)
     const cwd = tempDir("acp-idle-cwd")
     const { code, stderr } = await serve(dir, cwd, async (ctx, served) => {
@@ -115,7 +122,15 @@ describe("turnlog acp and an idle session", () => {
 
       server.enqueue({ blocks: [{ type: "text", text: "Answer three." }] })
       const before = server.requests().length
+      const shown = served.updates().length
       expect(await ask(ctx, sessionId, "Question three?")).toMatchObject({ stopReason: "end_turn" })
+      // The editor is shown the turn run elsewhere (whole, as a reload shows it), then the prompt's own answer as it streams.
+      expect(served.updates().slice(shown).filter(([kind]) => kind.endsWith("_message_chunk"))).toEqual([
+        ["user_message_chunk", "Question two?"],
+        ["agent_message_chunk", "Answer two."],
+        ["agent_message_chunk", "Answer"],
+        ["agent_message_chunk", " three."],
+      ])
       const sent = server.requests()[before]!.body as { messages: ReadonlyArray<{ role: string; content: unknown }> }
       const texts = sent.messages.map((m) => ({
         role: m.role,

@@ -3,8 +3,9 @@
  * unused for a while (no request working on it) it is let go: the loop's
  * `release` (its lease, open files and what the loop held of it) and its MCP
  * servers. The client still has it open: the next request that needs it opens
- * it again from the store — with whatever another process appended meanwhile —
- * and starts its MCP servers again from what the client gave.
+ * it again from the store — with whatever another process appended meanwhile,
+ * which the client is then sent — and starts its MCP servers again from what
+ * the client gave.
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import { Duration, Effect, Exit, Runtime, Scope } from "effect"
@@ -25,8 +26,17 @@ export interface Deps {
   readonly after: Duration.Duration
   /** The session's model when it is not the default. */
   readonly modelOf: (id: string) => string | undefined
-  /** After a session was opened again: what the server keeps per session is brought up to date with its log. */
-  readonly reopened: (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession) => Promise<void>
+  /**
+   * After a session was opened again: what the server keeps per session is
+   * brought up to date with its log, and the client sent the events from
+   * `shownUntil` on (what others appended while it was let go).
+   */
+  readonly reopened: (
+    client: acp.AgentContext,
+    id: string,
+    loaded: SessionStore.LoadedSession,
+    shownUntil: number,
+  ) => Promise<void>
 }
 
 interface Given {
@@ -36,8 +46,8 @@ interface Given {
 
 export const make = (runtime: Runtime.Runtime<never>, deps: Deps) => {
   const runPromise = Runtime.runPromise(runtime)
-  // Sessions let go while the client has them open.
-  const released = new Set<string>()
+  // Sessions let go while the client has them open, each with the seq its log had reached then.
+  const released = new Map<string, number>()
   // The MCP servers each session was given, to start them again when it is opened again.
   const given = new Map<string, Given>()
   const reopening = new Map<string, Promise<void>>()
@@ -45,19 +55,20 @@ export const make = (runtime: Runtime.Runtime<never>, deps: Deps) => {
 
   const letGo = (id: string): Effect.Effect<void> =>
     deps.loop.release(SessionId.make(id)).pipe(
-      Effect.as(true),
+      Effect.map((stood) => ({ gone: true, nextSeq: stood?.nextSeq })),
       Effect.catchAll((error) =>
         Effect.sync(() => {
           deps.log(`session ${id}: letting it go after ${seconds} s unused: ${error.message}`)
           // Refused only while a turn runs; after any other failure the loop has let go all the same.
-          return error._tag !== "AgentBusy"
+          return { gone: error._tag !== "AgentBusy", nextSeq: undefined }
         })
       ),
-      Effect.flatMap((gone) =>
+      Effect.flatMap(({ gone, nextSeq }) =>
         gone
           ? Effect.promise(() => deps.mcpServers.close(id)).pipe(
             Effect.zipRight(Effect.sync(() => {
-              released.add(id)
+              // Not known (the loop did not hold it): nothing is sent again, as before.
+              released.set(id, nextSeq ?? Number.MAX_SAFE_INTEGER)
               deps.log(`session ${id}: unused for ${seconds} s, let go until its next prompt`)
             })),
           )
@@ -81,8 +92,9 @@ export const make = (runtime: Runtime.Runtime<never>, deps: Deps) => {
         ),
       () => id,
     )
+    const shownUntil = released.get(id) ?? Number.MAX_SAFE_INTEGER
     released.delete(id)
-    await deps.reopened(client, id, loaded)
+    await deps.reopened(client, id, loaded, shownUntil)
   }
 
   return {

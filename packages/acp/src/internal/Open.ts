@@ -74,16 +74,26 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
 
 /**
  * A session let go while unused and opened again by its next prompt: what the
- * connection keeps of it brought up to date with its log — call ids counted,
- * not sent, so calls another process made meanwhile are numbered as a reload
- * would number them; the standing answers taken up again.
+ * connection keeps of it brought up to date with its log — call ids counted as
+ * a reload would count them; what another process appended meanwhile (the
+ * events from `shownUntil` on) sent to the client as a reload would show it,
+ * so its view of the session has the turns run elsewhere before the prompt's
+ * own; the standing answers taken up again.
  */
 export const reopened = (deps: Pick<Deps, "sessions" | "callIds" | "attach" | "log" | "run">) =>
-async (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession): Promise<void> => {
+async (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession, shownUntil: number): Promise<void> => {
   for (const line of describeRecovery(id, loaded.recovery)) deps.log(line)
   const view = deps.sessions.get(id)
   if (view === undefined) return
   deps.callIds.forget(id)
-  Updates.fromHistory(loaded.events, view, deps.callIds.session(id).shown)
+  const shown = deps.callIds.session(id).shown
+  const cut = loaded.events.findIndex((event) => event.seq >= shownUntil)
+  const seen = cut < 0 ? loaded.events : loaded.events.slice(0, cut)
+  Updates.fromHistory(seen, view, shown)
+  if (cut >= 0) {
+    for (const update of Updates.fromHistory(loaded.events.slice(cut), view, shown)) {
+      await client.notify("session/update", { sessionId: id, update })
+    }
+  }
   await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
 }
