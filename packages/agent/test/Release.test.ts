@@ -20,13 +20,15 @@ describe("release", () => {
       const lock = join(home, "sessions", `${h.id}.lock`)
       expect(existsSync(lock)).toBe(true)
 
-      yield* h.loop.release(h.id)
+      // Where the log stood: the next seq after the first turn's events.
+      const firstTurn = (yield* h.events()).length
+      expect(yield* h.loop.release(h.id)).toEqual({ nextSeq: firstTurn + 1 })
       expect(existsSync(lock)).toBe(false)
 
       // Another process (a loop and store of its own) runs a turn in the session while it is let go.
       const other = yield* setup([C.reply("Two.")], { store: Jsonl.layerJsonl({ home }) })
       expect((yield* other.prompt("second", h.id)).at(-1)).toEqual({ type: "turn-end", reason: "completed" })
-      yield* other.loop.release(h.id)
+      expect(yield* other.loop.release(h.id)).toEqual({ nextSeq: (yield* h.events()).length + 1 })
 
       const updates = yield* h.prompt("third")
       expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
@@ -57,9 +59,9 @@ describe("release", () => {
       expect(refused).toMatchObject({ _tag: "AgentBusy", sessionId: h.id })
       yield* h.loop.cancel(h.id)
       yield* Fiber.join(running)
-      yield* h.loop.release(h.id)
-      // Released twice: nothing more to let go, and the session goes on from its log.
-      yield* h.loop.release(h.id)
+      expect(yield* h.loop.release(h.id)).toEqual({ nextSeq: (yield* h.events()).length + 1 })
+      // Released twice: nothing more to let go (nothing to say where it stood), and the session goes on from its log.
+      expect(yield* h.loop.release(h.id)).toBeUndefined()
       const updates = yield* h.prompt("again")
       expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
       expect((yield* h.events()).filter((e) => e.type === "turn/end").map((e) => e.data)).toEqual([
