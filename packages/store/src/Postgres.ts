@@ -8,14 +8,18 @@
  * writer's own connection (see `internal/PgLease`). Every write is one
  * statement, so a write either committed whole or left nothing: there is no
  * torn tail, and every other rule is the shared store logic's.
+ *
+ * `read` decodes every event row; `open` reads what continuing needs (see
+ * `internal/PgLoad`): the raw chunk rows of completed steps are checked for
+ * what the database vouches for (seq in order, json data holding an object)
+ * without their data being sent, the rest decoded in full.
  */
-import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Either, Fiber, Layer } from "effect"
+import { Duration, Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
-import { classify } from "./internal/EventLine.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
 import { acquireLease, holderOf } from "./internal/PgLease.js"
+import { decodeRow, loadEvents, page } from "./internal/PgLoad.js"
 import { listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
 import type { Tail } from "./internal/Streaming.js"
@@ -26,7 +30,6 @@ import {
   SessionNotFound,
   type StoreError,
   StoreIOError,
-  UnknownEvent,
   UnsupportedVersion,
 } from "./StoreError.js"
 import { firstTitle, turnsIn } from "./Summary.js"
@@ -37,18 +40,8 @@ export { SCHEMA_VERSION } from "./internal/PgSchema.js"
 // Declared beside the selector, which must not load this module (or its driver's types) to name it.
 export type { PostgresOptions } from "./StoreLayer.js"
 
-/** Seqs per page when loading a session. */
-const PAGE_ROWS = 5000
-
 /** Rows per page of a streaming read. */
 const STREAM_ROWS = 500
-
-interface EventRow {
-  readonly seq: number
-  readonly time: string
-  readonly type: string
-  readonly data: string
-}
 
 interface SessionRow {
   readonly id: string
@@ -114,90 +107,19 @@ export const makePostgres = (options: PostgresOptions) =>
       })
     }
 
-    const corrupt = (id: SessionId, line: number, detail: string) =>
-      Either.left(new SessionCorrupt({ file: where, sessionId: id, line, detail }))
-
-    const decodeRow = (id: SessionId, row: EventRow, expected: number): Either.Either<SessionLog.SessionEvent, StoreError> => {
-      if (row.seq !== expected) return corrupt(id, row.seq, `expected event seq ${expected}, found ${row.seq}`)
-      if (!SessionLog.isEventType(row.type)) {
-        return Either.left(new UnknownEvent({ file: where, sessionId: id, line: row.seq, type: row.type }))
-      }
-      let data: unknown
-      try {
-        data = JSON.parse(row.data)
-      } catch {
-        return corrupt(id, row.seq, "the event data is not JSON")
-      }
-      const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
-      if (result._tag === "Event") return Either.right(result.event)
-      return corrupt(id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
-    }
-
-    /**
-     * The rows with `after < seq <= upTo` (a missing bound: none). Pages are
-     * ranges of seq, not `LIMIT`s: a planner with stale statistics (fresh
-     * tables, a session appended since the last ANALYZE) picks a bitmap scan
-     * plus a sort of every row after `after`, which made each LIMIT page read
-     * the rest of the session; a range reads its own rows whatever the plan.
-     */
-    const page = (id: SessionId, after: number | undefined, upTo: number | undefined) =>
-      after === undefined
-        ? upTo === undefined
-          ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} ORDER BY seq`
-          : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq <= ${upTo} ORDER BY seq`
-        : upTo === undefined
-        ? sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq`
-        : sql<EventRow>`SELECT seq, type, "time", data::text AS data FROM events
-            WHERE session_id = ${id} AND seq > ${after} AND seq <= ${upTo} ORDER BY seq`
-
-    const load = (id: SessionId) =>
+    const load = (id: SessionId, repair: boolean) =>
       Effect.gen(function*() {
-        // Pages of PAGE_ROWS seqs: the first has no lower bound, so a row with seq 0 or
-        // below is met (and refused), and the last no upper one, so a row past the
-        // recorded end is met too; nothing stored is skipped. Each page is asked for
-        // before the one before it is decoded, so the server's work and the decoding
-        // overlap; the page in flight is interrupted if anything is refused. The
-        // header (and last_seq) is read first: a writer appending meanwhile can only
-        // add rows after what it records.
+        // The header (and last_seq) is read first: a writer appending meanwhile
+        // can only add rows after what it records.
         const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd::text AS cwd, title::text AS title, last_seq
           FROM sessions WHERE id = ${id}`
         if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
         const header = yield* headerOf(row)
-        let upTo: number | undefined = PAGE_ROWS < row.last_seq ? PAGE_ROWS : undefined
-        let next: Fiber.RuntimeFiber<ReadonlyArray<EventRow>, SqlError> | undefined = yield* Effect.fork(
-          page(id, undefined, upTo),
-        )
-        const events: Array<SessionLog.SessionEvent> = []
-        while (next !== undefined) {
-          const rows: ReadonlyArray<EventRow> = yield* Fiber.join(next)
-          if (upTo === undefined) {
-            next = undefined
-          } else {
-            const after: number = upTo
-            upTo = after + PAGE_ROWS < row.last_seq ? after + PAGE_ROWS : undefined
-            next = yield* Effect.fork(page(id, after, upTo))
-          }
-          // A plain loop: a yield per row would cost more than decoding it.
-          for (const r of rows) {
-            const event = decodeRow(id, r, events.length + 1)
-            if (Either.isLeft(event)) return yield* event.left
-            events.push(event.right)
-          }
-        }
-        // Every write sets last_seq with its events in one statement: a difference is damage, not a race.
-        if (events.length !== row.last_seq) {
-          return yield* new SessionCorrupt({
-            file: where,
-            sessionId: id,
-            line: Math.min(events.length, row.last_seq) + 1,
-            detail: `the session records ${row.last_seq} events, ${events.length} are stored`,
-          })
-        }
-        return { header, events }
+        return { header, events: yield* loadEvents(sql, where, id, row.last_seq, repair) }
       }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(io("read")(e))))
+
+    // A session list judges a session by the pass `read` makes.
+    const readAll = (id: SessionId) => load(id, false)
 
     const header = (id: SessionId): Effect.Effect<SessionLog.SessionHeader, StoreError> =>
       Effect.gen(function*() {
@@ -215,10 +137,10 @@ export const makePostgres = (options: PostgresOptions) =>
         let last = fromSeq <= 1 ? undefined : fromSeq - 1
         return {
           next: Effect.gen(function*() {
-            const rows = yield* page(id, last, (last ?? 0) + STREAM_ROWS)
+            const rows = yield* page(sql, id, last, (last ?? 0) + STREAM_ROWS)
             const events: Array<SessionLog.SessionEvent> = []
             for (const r of rows) {
-              events.push(yield* decodeRow(id, r, (last ?? 0) + 1))
+              events.push(yield* decodeRow(where, id, r, (last ?? 0) + 1))
               last = r.seq
             }
             return events
@@ -250,10 +172,10 @@ export const makePostgres = (options: PostgresOptions) =>
         pollInterval: Duration.seconds(2),
       },
       acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
-      load: (id) => load(id),
+      load,
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),
       // The catalog: each write sets the row's counters and last_seq in the statement that stores
-      // its events, so a row is never behind them; `read` and `open` still decode every event.
+      // its events, so a row is never behind them; `read` still decodes every event, `open` what continuing needs.
       list: () =>
         Effect.gen(function*() {
           // Whether the last turn is open: a read back by the (session_id, seq) key to the last turn event.
@@ -262,7 +184,7 @@ export const makePostgres = (options: PostgresOptions) =>
               (SELECT e.type FROM events e WHERE e.session_id = s.id AND e.type IN ('turn/start', 'turn/end')
                 ORDER BY e.seq DESC LIMIT 1) AS last_turn
             FROM sessions s`.pipe(Effect.mapError(io("list")))
-          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), load)
+          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), readAll)
         }),
     }
     return yield* makeCore(backend)

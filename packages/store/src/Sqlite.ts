@@ -13,9 +13,12 @@
  * events, the seq check) is the shared store logic's or the same as JSONL's.
  * Reading changes nothing: the schema is made by the first write.
  *
- * `list` reads the `sessions` rows, the catalog kept with the events (see
- * `internal/Catalog.ts`), not the events: a damaged event row is found by
- * `read`, `open` and `doctor`, which decode every row.
+ * `read` decodes every event row; `open` reads what continuing needs (see
+ * `internal/SqliteLoad.ts`): the raw chunk rows of completed steps are checked
+ * by SQLite for integrity (seq, intact JSON data) without their data leaving
+ * the database, the rest decoded in full. `list` reads the `sessions` rows,
+ * the catalog kept with the events (see `internal/Catalog.ts`), not the
+ * events: a damaged event row is found by `read`, `open` and `doctor`.
  */
 import { mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -27,6 +30,7 @@ import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { drop, hold, newToken } from "./internal/Liveness.js"
 import { give, liveHolder, take } from "./internal/SqliteLease.js"
+import { loadEvents } from "./internal/SqliteLoad.js"
 import { type EventRow, eventOf, headerOf, type SessionRow } from "./internal/SqliteRows.js"
 import { migrate, SCHEMA_VERSION, versionOf } from "./internal/SqliteSchema.js"
 import { transaction } from "./internal/SqliteTransaction.js"
@@ -54,9 +58,6 @@ interface CatalogRow extends SessionRow {
   /** 1 when the row's counters may be behind its events. */
   readonly behind: number
 }
-
-/** Rows per page read. */
-const PAGE_ROWS = 5000
 
 /** Rows per page of a streaming read. */
 const STREAM_ROWS = 500
@@ -123,25 +124,20 @@ export const makeSqlite = (options: SqliteOptions) =>
       return Effect.zipRight(stillThere(operation), writeRows(header, events, first)).pipe(ioErrors(operation))
     }
 
-    const load = (id: SessionId): Effect.Effect<{ header: SessionLog.SessionHeader; events: Array<SessionLog.SessionEvent> }, StoreError> =>
+    const load = (
+      id: SessionId,
+      repair: boolean,
+    ): Effect.Effect<{ header: SessionLog.SessionHeader; events: Array<SessionLog.SessionEvent> }, StoreError> =>
       Effect.gen(function*() {
         if (!(yield* hasSchema)) return yield* new SessionNotFound({ sessionId: id })
         const [row] = yield* sql<SessionRow>`SELECT id, version, created_at, cwd, title FROM sessions WHERE id = ${id}`
         if (row === undefined) return yield* new SessionNotFound({ sessionId: id })
         const header = yield* headerOf(file, row)
-        const events: Array<SessionLog.SessionEvent> = []
-        // Paged, so the rows of a large session are not all held beside their events.
-        for (;;) {
-          // The first page has no lower bound: a row with seq 0 or below is
-          // met (and refused as out of order), not skipped.
-          const after = events.length === 0 ? Number.MIN_SAFE_INTEGER : events.length
-          const rows = yield* sql<EventRow>`SELECT seq, time, type, data FROM events
-            WHERE session_id = ${id} AND seq > ${after} ORDER BY seq LIMIT ${PAGE_ROWS}`
-          for (const r of rows) events.push(yield* eventOf(file, id, r, events.length + 1))
-          if (rows.length < PAGE_ROWS) break
-        }
-        return { header, events }
+        return { header, events: yield* loadEvents(sql, file, id, repair) }
       }).pipe(ioErrors("read"))
+
+    // A session list judges a session by the pass `read` makes.
+    const readAll = (id: SessionId) => load(id, false)
 
     const header = (id: SessionId): Effect.Effect<SessionLog.SessionHeader, StoreError> =>
       Effect.gen(function*() {
@@ -204,7 +200,7 @@ export const makeSqlite = (options: SqliteOptions) =>
           }
           return writer
         }),
-      load: (id) => load(id),
+      load,
       holderOf: (id) =>
         Effect.flatMap(hasSchema, (has) => (has ? liveHolder(sql, id) : Effect.succeed(undefined))).pipe(
           ioErrors("read the lease in"),
@@ -216,7 +212,7 @@ export const makeSqlite = (options: SqliteOptions) =>
           // each session is loaded, as before.
           if (version < SCHEMA_VERSION) {
             const ids = yield* sql<{ readonly id: SessionId }>`SELECT id FROM sessions`.pipe(Effect.mapError(io("list")))
-            return yield* listCatalog(ids.map(({ id }) => ({ id, judged: { _tag: "Load" } as const })), load)
+            return yield* listCatalog(ids.map(({ id }) => ({ id, judged: { _tag: "Load" } as const })), readAll)
           }
           // One row per session; the correlated reads go by the (session_id, seq) key, the
           // last one over the events past `summary_seq` only (none, for a row this build wrote).
@@ -227,7 +223,7 @@ export const makeSqlite = (options: SqliteOptions) =>
               s.summary_seq IS NULL OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id
                 AND e.seq > s.summary_seq AND e.type IN ('turn/start', 'user/message')) AS behind
             FROM sessions s`.pipe(Effect.mapError(io("list")))
-          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), load)
+          return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), readAll)
         }),
     }
     return yield* makeCore(backend)

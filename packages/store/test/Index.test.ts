@@ -20,18 +20,11 @@ import {
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import type { SessionId, SessionLog } from "@turnlog/protocol"
+import type { SessionId } from "@turnlog/protocol"
 import { Jsonl } from "../src/index.js"
 import { serialize } from "../src/internal/JsonlFile.js"
 import { type Harness, withStore } from "./support/conformance.js"
-import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
-
-const turn = (from: number, text: string, chunks: number): Array<SessionLog.SessionEvent> => {
-  const head = stamped(from, [{ type: "turn/start", data: {} }, userMessage(text), { type: "request/start", data: { provider: "p", model: "m" } }])
-  const streamed = Array.from({ length: chunks }, (_, i) => chunkEvent(from + 3 + i))
-  const tail = stamped(from + 3 + chunks, [{ type: "turn/end", data: { reason: "completed" } }])
-  return [...head, ...streamed, ...tail]
-}
+import { chunkEvent, inFlightTurn, streamedTurn } from "./support/fixtures.js"
 
 const withHome = <A, E>(body: (home: string, h: Harness) => Effect.Effect<A, E>) =>
   Effect.suspend(() => {
@@ -46,7 +39,7 @@ const twoTurns = (h: Harness) =>
   withStore(h, (store) =>
     Effect.gen(function*() {
       const id = yield* store.create({ cwd: "/p" })
-      yield* store.append(id, [...turn(1, "first question", 3), ...turn(8, "second", 2)])
+      yield* store.append(id, [...streamedTurn(1, "first question", 3), ...streamedTurn(8, "second", 2)])
       yield* store.flush(id)
       return id
     }))
@@ -101,7 +94,7 @@ describe("jsonl index of sessions", () => {
         const file = join(home, "sessions", `${id}.jsonl`)
         const size = statSync(file).size
         // Another process appends a turn without writing the index.
-        appendFileSync(file, serialize(turn(14, "third", 1)))
+        appendFileSync(file, serialize(streamedTurn(14, "third", 1)))
         expect((yield* listed(h)).sessions).toStrictEqual([[id, 3, "first question", chunkEvent(1).time]])
         expect(entryOf(home, id)).toMatchObject({ turns: 3, lastSeq: 18 })
         // Cut back to the two turns: the entry for three is stale.
@@ -147,15 +140,11 @@ describe("jsonl open reads what continuing needs", () => {
   it.effect("completed steps' raw chunks are left out; the step in flight is kept and its turn closed; read returns all", () =>
     withHome((home, h) =>
       Effect.gen(function*() {
-        const inFlight = [
-          ...stamped(14, [{ type: "turn/start", data: {} }, userMessage("third"), { type: "request/start", data: { provider: "p", model: "m" } }]),
-          chunkEvent(17),
-          chunkEvent(18),
-        ]
+        const inFlight = inFlightTurn(14, "third", 2)
         const id = yield* withStore(h, (store) =>
           Effect.gen(function*() {
             const id = yield* store.create({ cwd: "/p" })
-            yield* store.append(id, [...turn(1, "first question", 3), ...turn(8, "second", 2), ...inFlight])
+            yield* store.append(id, [...streamedTurn(1, "first question", 3), ...streamedTurn(8, "second", 2), ...inFlight])
             yield* store.flush(id)
             return id
           }))

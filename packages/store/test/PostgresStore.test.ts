@@ -126,6 +126,49 @@ describePostgres("postgres: schema, versions and refusals", () => {
       })
     ))
 
+  it.effect("refuses rows past what the session records unless a writer has committed them since", () =>
+    withSchema((h, schema, where) =>
+      Effect.gen(function*() {
+        const id = yield* writeSession(h)
+        // A row the session's last_seq never counted: damage.
+        yield* admin(
+          `INSERT INTO ${schema}.events (session_id, seq, type, "time", data) VALUES ($1, 4, 'turn/start', $2, '{}')`,
+          [id, turn[0]!.time],
+        )
+        const extra = yield* Effect.flip(withStore(h, (store) => store.read(id)))
+        expect(extra.message).toBe(`${where}: session ${id}, event 4: the session records 3 events, 4 are stored`)
+      })
+    ))
+
+  it.live("a read while another store appends gives a whole prefix of the session, never a false refusal", () =>
+    withSchema((h) =>
+      Effect.gen(function*() {
+        const id = yield* writeSession(h)
+        const writing = withStore(h, (store) =>
+          Effect.gen(function*() {
+            yield* store.open(id)
+            for (let n = 0; n < 150; n++) {
+              const seq = 4 + n * 2
+              yield* store.append(id, stamped(seq, [{ type: "turn/start", data: {} }, { type: "turn/end", data: { reason: "completed" } }]))
+              yield* store.flush(id)
+            }
+          }))
+        const reading = withStore(h, (store) =>
+          Effect.gen(function*() {
+            const counts: Array<number> = []
+            for (let n = 0; n < 150; n++) {
+              const read = yield* store.read(id)
+              expect(read.events.map((e) => e.seq)).toStrictEqual(read.events.map((_, i) => i + 1))
+              counts.push(read.events.length)
+            }
+            return counts
+          }))
+        const [, counts] = yield* Effect.all([writing, reading], { concurrency: 2 })
+        expect(counts).toStrictEqual([...counts].sort((a, b) => a - b))
+        expect((yield* withStore(h, (store) => store.read(id))).events).toHaveLength(303)
+      })
+    ))
+
   it.effect("a batch whose first seq is not the stored next seq, or whose seqs are taken, is StaleWriter and writes nothing", () =>
     withSchema((h, schema) =>
       withStore(h, (store) =>

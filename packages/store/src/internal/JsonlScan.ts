@@ -133,14 +133,15 @@ const expectedSeq = (file: string, n: number, expected: number, found: number): 
 
 /**
  * An `assistant/chunk` (or batched `assistant/chunks`) line whose framing is
- * intact — an event object with the expected seq, a time and data: what
+ * intact — an event object with the expected seq, a time and an object of
+ * data (what the database layers check too): what
  * integrity needs of a raw chunk a completed step already assembled.
  */
 const framedRawChunk = (value: unknown, expected: number): boolean => {
   if (typeof value !== "object" || value === null) return false
   const line = value as { readonly seq?: unknown; readonly time?: unknown; readonly type?: unknown; readonly data?: unknown }
   return isRawChunk(line.type) && line.seq === expected && typeof line.time === "string" &&
-    typeof line.data === "object" && line.data !== null
+    typeof line.data === "object" && line.data !== null && !Array.isArray(line.data)
 }
 
 interface Pending {

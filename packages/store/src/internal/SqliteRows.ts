@@ -4,7 +4,8 @@
  * of the row's last change, and `summary_seq`, the last event those counters
  * have seen); an `events` row is one event, its data as JSON
  * text. Reading a row refuses what the JSONL layer refuses, in the same words,
- * naming the database, the session and the event's seq.
+ * naming the database, the session and the event's seq (which rows are read,
+ * and how far, is `SqliteLoad.ts`'s).
  */
 import { Either } from "effect"
 import { SessionId, SessionLog } from "@turnlog/protocol"
@@ -40,6 +41,10 @@ export const headerOf = (file: string, row: SessionRow): Either.Either<SessionLo
       ...(row.title !== null ? { title: row.title } : {}),
     })
 
+/** A row met where the session's `expected`th event belongs. */
+export const outOfOrder = (file: string, sessionId: string, seq: number, expected: number): SessionCorrupt =>
+  new SessionCorrupt({ file, sessionId, line: seq, detail: `expected event seq ${expected}, found ${seq}` })
+
 /** The event an `events` row holds, which must be the session's `expected`th. */
 export const eventOf = (
   file: string,
@@ -48,7 +53,7 @@ export const eventOf = (
   expected: number,
 ): Either.Either<SessionLog.SessionEvent, StoreError> => {
   const corrupt = (detail: string) => Either.left(new SessionCorrupt({ file, sessionId, line: row.seq, detail }))
-  if (row.seq !== expected) return corrupt(`expected event seq ${expected}, found ${row.seq}`)
+  if (row.seq !== expected) return Either.left(outOfOrder(file, sessionId, row.seq, expected))
   if (!SessionLog.isEventType(row.type)) {
     return Either.left(new UnknownEvent({ file, sessionId, line: row.seq, type: row.type }))
   }

@@ -113,3 +113,15 @@ export const chunkEvent = (seq: number, size = 40): SessionLog.SessionEvent => (
   type: "assistant/chunk",
   data: { chunk: { type: "text-delta", index: 0, text: `${seq} `.padEnd(size, "x") } },
 })
+
+/** A turn from seq `from` whose one step streamed `chunks` raw chunks, completed: `chunks + 4` events. */
+export const streamedTurn = (from: number, text: string, chunks: number): Array<SessionLog.SessionEvent> => [
+  ...inFlightTurn(from, text, chunks),
+  ...stamped(from + 3 + chunks, [{ type: "turn/end", data: { reason: "completed" } }]),
+]
+
+/** A turn from seq `from` whose step is still streaming (`chunks` raw chunks so far): `chunks + 3` events. */
+export const inFlightTurn = (from: number, text: string, chunks: number): Array<SessionLog.SessionEvent> => [
+  ...stamped(from, [{ type: "turn/start", data: {} }, userMessage(text), { type: "request/start", data: { provider: "p", model: "m" } }]),
+  ...Array.from({ length: chunks }, (_, i) => chunkEvent(from + 3 + i)),
+]
