@@ -109,7 +109,7 @@ export const make = (config: unknown, options: Options = {}) =>
           targetRoute: route.right.id,
           ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
           report: diagnostics.report,
-        })
+        }, request.historyRevision)
         return Either.right({ route: route.right, secret: credential.right.secret, context: toContext(request, assistants) })
       })
 

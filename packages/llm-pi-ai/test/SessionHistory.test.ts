@@ -78,4 +78,23 @@ describe("SessionHistory", () => {
     expect(again[0]!.content[0]).toEqual({ type: "text", text: "answer 0" })
     expect(again[1]!.content[0]).toEqual({ type: "text", text: "answer 1", textSignature: "sig1" })
   })
+
+  it("with the caller's history revision, a degrade is told by the revision: the same one extends, a new one starts over", () => {
+    const { codec, seen } = counting()
+    const session = SessionHistory.make(codec)
+    const history = [...step(0), ...step(1)]
+    Effect.runSync(session.reconstruct(history, options, 0))
+    // A new request, the same revision: only the new answer is decoded.
+    const longer = [...history, ...step(2)]
+    Effect.runSync(session.reconstruct(longer, options, 0))
+    expect(seen).toEqual(["a0", "a1", "a2"])
+    // The log degraded the first answer: a new revision, the whole history again, the first answer neutral.
+    const degraded: Message = { ...longer[1]!, source: { kind: "model", provider: "acme", model: "m1" } }
+    const again = Effect.runSync(session.reconstruct([longer[0]!, degraded, ...longer.slice(2), userMessage("u3", "more")], options, 1))
+    expect(again.map((m) => m.content[0])).toEqual([
+      { type: "text", text: "answer 0" },
+      { type: "text", text: "answer 1", textSignature: "sig1" },
+      { type: "text", text: "answer 2", textSignature: "sig2" },
+    ])
+  })
 })

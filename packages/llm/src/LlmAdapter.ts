@@ -29,6 +29,14 @@ export interface LlmRequest {
   readonly reasoning?: ReasoningEffort
   /** The session the request belongs to: names it in diagnostics. */
   readonly sessionId?: SessionId
+  /**
+   * How many times messages the session already sent were changed after the
+   * fact (each `replay/degrade` of its log). An adapter that carries work from
+   * one request of a session to the next may trust, while this stays the
+   * same, that the earlier messages are the ones it saw; without it, it must
+   * check them.
+   */
+  readonly historyRevision?: number
 }
 
 /** What the loop needs to know of a model to keep its requests inside the context window. */

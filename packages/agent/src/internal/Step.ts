@@ -44,13 +44,17 @@ const request = (
   limitChars: number | undefined,
 ): LlmAdapter.LlmRequest => {
   const { config, journal } = deps
-  const messages = History.fromEvents(Chunk.toReadonlyArray(history))
+  const events = Chunk.toReadonlyArray(history)
+  const messages = History.fromEvents(events)
+  let revision = 0
+  for (const event of events) if (event.type === "replay/degrade") revision++
   return {
     provider: journal.route.provider,
     model: journal.route.model,
     // Oversized tool results are cut in the request only; the log keeps them whole.
     messages: limitChars === undefined ? messages : Compaction.cutToolResults(messages, limitChars),
     sessionId: journal.id,
+    historyRevision: revision,
     ...(config.system !== undefined ? { system: config.system } : {}),
     ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
     ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),

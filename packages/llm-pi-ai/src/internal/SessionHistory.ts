@@ -11,7 +11,10 @@
  * reconstructed whole, still through the memo. A message of the previous
  * request that is now sent without its replay state (a `replay/degrade`
  * named it: same id, another object) makes the history a different one: its
- * earlier native answer must not be sent again.
+ * earlier native answer must not be sent again. The caller's `revision` (the
+ * request's `historyRevision`: the log's count of degrades) says so in one
+ * comparison; without one, every earlier answer is checked for being the
+ * same object.
  */
 import { Effect } from "effect"
 import { History, type ReplayCodec } from "@turnlog/history"
@@ -26,6 +29,7 @@ export interface SessionHistory<Native> {
   readonly reconstruct: (
     messages: ReadonlyArray<Message>,
     options: History.ReconstructOptions,
+    revision?: number,
   ) => Effect.Effect<ReadonlyArray<Native>>
 }
 
@@ -34,27 +38,44 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
   let seen = 0
   let firstId: MessageId | undefined
   let lastId: MessageId | undefined
-  // The previous request's messages that carried replay state: a degrade
-  // strips it (a new object), which the ids alone would not show.
-  let stated: Array<readonly [number, Message]> = []
+  // The previous request's messages that carried replay state, and where: a
+  // degrade strips it (a new object), which the ids alone would not show. Two
+  // flat arrays checked in one tight loop: the check is a pointer comparison
+  // per answer, a small part of what the request costs.
+  let statedAt: Array<number> = []
+  let stated: Array<Message> = []
+  const unchanged = (messages: ReadonlyArray<Message>): boolean => {
+    for (let k = 0; k < stated.length; k++) if (messages[statedAt[k]!] !== stated[k]) return false
+    return true
+  }
   // Owned and only ever appended to while the history extends, so a request
   // costs what is new: an earlier answer stays a valid prefix of this array.
   let natives: Array<Native> = []
 
-  const reconstruct = (messages: ReadonlyArray<Message>, options: History.ReconstructOptions) =>
+  let lastRevision: number | undefined
+
+  const reconstruct = (messages: ReadonlyArray<Message>, options: History.ReconstructOptions, revision?: number) =>
     Effect.suspend(() => {
       const extendsLast = seen > 0 && messages.length >= seen && messages[0]!.id === firstId &&
-        messages[seen - 1]!.id === lastId && stated.every(([i, m]) => messages[i] === m)
+        messages[seen - 1]!.id === lastId &&
+        (revision === undefined || lastRevision === undefined ? unchanged(messages) : revision === lastRevision)
       const from = extendsLast ? seen : 0
-      if (from === 0) stated = []
+      if (from === 0) {
+        statedAt = []
+        stated = []
+      }
       for (let i = from; i < messages.length; i++) {
         const m = messages[i]!
-        if (m.source.kind === "model" && m.source.replayState !== undefined) stated.push([i, m])
+        if (m.source.kind === "model" && m.source.replayState !== undefined) {
+          statedAt.push(i)
+          stated.push(m)
+        }
       }
       return Effect.map(reconstructor.all(from === 0 ? messages : messages.slice(from), options), (added) => {
         if (from === 0) natives = added
         else for (let i = 0; i < added.length; i++) natives.push(added[i]!)
         seen = messages.length
+        lastRevision = revision
         firstId = messages[0]?.id
         lastId = messages[messages.length - 1]?.id
         return natives
