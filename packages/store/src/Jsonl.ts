@@ -17,7 +17,16 @@ import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
-import { entryOf, readEntry, sameStamp, type Stamp, stampOf, summaryOf, writeEntry } from "./internal/JsonlIndex.js"
+import {
+  entryOf,
+  EntryWriter,
+  readEntry,
+  sameStamp,
+  type Stamp,
+  stampOf,
+  summaryOf,
+  writeEntry,
+} from "./internal/JsonlIndex.js"
 import { openForRead, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
 import { type Position, readPage, START } from "./internal/JsonlTail.js"
 import { POLL } from "./internal/Streaming.js"
@@ -59,13 +68,13 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
      * cache: a failure to write it costs the next `list` a read of the log,
      * never the write it follows, so it is not reported.
      */
-    const index = (header: SessionLog.SessionHeader, tally: Tally, log: Stamp): void => {
+    const index = (entry: EntryWriter, header: SessionLog.SessionHeader, tally: Tally, log: Stamp): void => {
       try {
         if (!indexMade) {
           io.mkdirSync(indexDir, { recursive: true })
           indexMade = true
         }
-        writeEntry(io, indexDir, entryOf(header, tally, log))
+        entry.write(entryOf(header, tally, log))
       } catch {
         // See above: the next `list` reads the log instead.
       }
@@ -112,6 +121,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile, options.program))
           if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, holder: lease.holder })
           let log: OpenLog | undefined
+          const entry = new EntryWriter(io, indexDir, id)
           // A first write that failed after its file was linked into place: what
           // it published, so the retry completes it instead of publishing again.
           let published: { readonly size: number; readonly count: number } | undefined
@@ -122,7 +132,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
             for (const event of events) builder.addEvent(event)
             const tally = builder.tally()
             tallies.set(id, tally)
-            if (log !== undefined) index(header, tally, stampOf(log.fd))
+            if (log !== undefined) index(entry, header, tally, stampOf(log.fd))
           }
           const writer: Writer = {
             write: (header, events, first) =>
@@ -160,6 +170,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                 }
                 log = undefined
               }
+              entry.close()
               lease.release()
             }),
           }

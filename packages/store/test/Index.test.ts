@@ -87,6 +87,33 @@ describe("jsonl index of sessions", () => {
       })
     ))
 
+  it.effect("the writer rewrites its entry in place on each flush; an entry whose checksum fails is no entry", () =>
+    withHome((home, h) =>
+      Effect.gen(function*() {
+        const id = yield* withStore(h, (store) =>
+          Effect.gen(function*() {
+            const id = yield* store.create({ cwd: "/p" })
+            const file = join(home, "index", `${id}.json`)
+            yield* store.append(id, streamedTurn(1, "first question", 3))
+            yield* store.flush(id)
+            const ino = statSync(file).ino
+            yield* store.append(id, streamedTurn(8, "second", 2))
+            yield* store.flush(id)
+            // The same file, rewritten: no new file per flush.
+            expect(statSync(file).ino).toBe(ino)
+            expect(entryOf(home, id)).toMatchObject({ turns: 2, lastSeq: 13 })
+            return id
+          }))
+        const file = join(home, "index", `${id}.json`)
+        const text = readFileSync(file, "utf8")
+        expect(text).toMatch(/,"check":"[0-9a-f]{8}"\}\n$/)
+        // What a rewrite met halfway could leave: valid JSON, the log's own stamp, another count.
+        writeFileSync(file, text.replace("\"turns\":2", "\"turns\":9"))
+        expect((yield* listed(h)).sessions).toStrictEqual([[id, 2, "first question", chunkEvent(1).time]])
+        expect(readFileSync(file, "utf8")).toBe(text)
+      })
+    ))
+
   it.effect("a turn appended behind the index's back, and a log cut back, are seen; the entry follows the log", () =>
     withHome((home, h) =>
       Effect.gen(function*() {

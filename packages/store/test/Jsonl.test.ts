@@ -229,12 +229,12 @@ describe("jsonl: file format and recovery", () => {
           }
           nodeIo.ftruncateSync(fd, length)
         },
-        writeSync: (fd, buffer, offset, length) => {
-          if (failNext !== "write" && failNext !== "write and cut") return nodeIo.writeSync(fd, buffer, offset, length)
+        writeSync: (fd, buffer, offset, length, position) => {
+          if (failNext !== "write" && failNext !== "write and cut") return nodeIo.writeSync(fd, buffer, offset, length, position)
           failCut = failNext === "write and cut"
           failNext = undefined
           // Half the bytes reach the file, then the disk fills up.
-          nodeIo.writeSync(fd, buffer, offset, Math.floor(length / 2))
+          nodeIo.writeSync(fd, buffer, offset, Math.floor(length / 2), position)
           throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" })
         },
         fdatasyncSync: (fd) => {

@@ -27,9 +27,9 @@ const failingWrites = (code: string, failing: (path: string) => boolean) => {
       paths.set(fd, path)
       return fd
     }) as FileIo["openSync"],
-    writeSync: (fd, buffer, offset, length) => {
+    writeSync: (fd, buffer, offset, length, position) => {
       if (state.on && failing(paths.get(fd) ?? "")) throw fault(code)
-      return nodeIo.writeSync(fd, buffer, offset, length)
+      return nodeIo.writeSync(fd, buffer, offset, length, position)
     },
   }
   return { io, state }

@@ -9,7 +9,8 @@ export interface FileIo {
   readonly openSync: typeof fs.openSync
   readonly closeSync: typeof fs.closeSync
   readonly readSync: typeof fs.readSync
-  readonly writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number) => number
+  /** Writes at `position` when given, else where the file's offset is. */
+  readonly writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position?: number) => number
   readonly fsyncSync: typeof fs.fsyncSync
   readonly fdatasyncSync: typeof fs.fdatasyncSync
   readonly ftruncateSync: typeof fs.ftruncateSync
@@ -26,7 +27,7 @@ export const nodeIo: FileIo = {
   openSync: fs.openSync,
   closeSync: fs.closeSync,
   readSync: fs.readSync,
-  writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+  writeSync: (fd, buffer, offset, length, position) => fs.writeSync(fd, buffer, offset, length, position ?? null),
   fsyncSync: fs.fsyncSync,
   fdatasyncSync: fs.fdatasyncSync,
   ftruncateSync: fs.ftruncateSync,
@@ -44,10 +45,12 @@ export const errorCode = (error: unknown): string | undefined =>
     ? error.code
     : undefined
 
-/** Writes all of `buffer`, looping over short writes. */
-export const writeAll = (io: FileIo, fd: number, buffer: Uint8Array): void => {
+/** Writes all of `buffer`, looping over short writes; from file offset `at` when given. */
+export const writeAll = (io: FileIo, fd: number, buffer: Uint8Array, at?: number): void => {
   let offset = 0
-  while (offset < buffer.length) offset += io.writeSync(fd, buffer, offset, buffer.length - offset)
+  while (offset < buffer.length) {
+    offset += io.writeSync(fd, buffer, offset, buffer.length - offset, at === undefined ? undefined : at + offset)
+  }
 }
 
 /**

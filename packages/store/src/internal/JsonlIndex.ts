@@ -10,13 +10,15 @@
  * over the log: deleting it, or any entry of it, only costs a re-read.
  *
  * The index lives beside `sessions/`, not in it, so nothing is ever made
- * beside a log (a damaged one least of all). An entry is written under a
- * temporary name and renamed into place, never synced: losing one to a crash
- * loses nothing but the time to rebuild it, and a partial one fails to
- * decode or to match, and is rebuilt.
+ * beside a log (a damaged one least of all). An entry is rewritten in place
+ * (one write from its start, then cut to its length), never synced — the
+ * writer of a session keeps its entry open and rewrites it on every flush, a
+ * write and no directory change — and ends with a checksum of the text
+ * before it: a partial entry (a crash, a reader meeting a rewrite, two
+ * processes rewriting it at once) fails to decode or its checksum, and is
+ * rebuilt. Losing one loses nothing but the time to rebuild it.
  */
-import { randomUUID } from "node:crypto"
-import { fstatSync, readFileSync } from "node:fs"
+import { constants, fstatSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Either, Schema } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
@@ -44,6 +46,8 @@ const Entry = Schema.Struct({
   openTurn: Schema.Boolean,
   lastSeq: Schema.Number,
   log: Stamp,
+  /** FNV-1a of the entry's text before it; an older build's entry (written by rename) has none. */
+  check: Schema.optional(Schema.String),
 })
 export type Entry = typeof Entry.Type
 
@@ -57,6 +61,30 @@ export const stampOf = (fd: number): Stamp => {
 
 export const sameStamp = (a: Stamp, b: Stamp): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
+
+/** FNV-1a (32 bits) of `text`, as 8 hex digits. */
+const fnv1a = (text: string): string => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(16).padStart(8, "0")
+}
+
+const CHECK = `,"check":"`
+
+/** The entry's text: its JSON with the checksum of what precedes it as the last key, and a newline. */
+const textOf = (entry: Entry): string => {
+  const { check: _, ...fields } = entry
+  const json = JSON.stringify(fields)
+  const body = json.slice(0, -1)
+  return `${body}${CHECK}${fnv1a(body)}"}\n`
+}
+
+/** Whether an entry's text is whole: no checksum (an older build's), or the one of the text before it. */
+const intact = (text: string, entry: Entry): boolean => {
+  if (entry.check === undefined) return true
+  const at = text.lastIndexOf(CHECK)
+  return at >= 0 && fnv1a(text.slice(0, at)) === entry.check
+}
 
 export const entryOf = (header: SessionLog.SessionHeader, tally: Tally, log: Stamp): Entry => ({
   version: 1,
@@ -105,26 +133,50 @@ export const readEntry = (indexDir: string, id: string): Entry | undefined => {
     return undefined
   }
   const entry = decodeEntry(text)
-  return Either.isRight(entry) && entry.right.id === id ? entry.right : undefined
+  return Either.isRight(entry) && entry.right.id === id && intact(text, entry.right) ? entry.right : undefined
 }
 
-/** Replaces the entry of `entry.id` whole (a temporary file renamed into place). */
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT
+
+/** Rewrites the entry open at `fd` with `entry`: one write from the start, then cut to its length. */
+const rewrite = (io: FileIo, fd: number, entry: Entry): void => {
+  const bytes = Buffer.from(textOf(entry))
+  writeAll(io, fd, bytes, 0)
+  io.ftruncateSync(fd, bytes.length)
+}
+
+/** Replaces the entry of `entry.id` (see the header: in place, checksummed). */
 export const writeEntry = (io: FileIo, indexDir: string, entry: Entry): void => {
-  const temp = join(indexDir, `.${entry.id}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
-  const fd = io.openSync(temp, "wx")
+  const fd = io.openSync(entryFile(indexDir, entry.id), OPEN_FLAGS, 0o644)
   try {
+    rewrite(io, fd, entry)
+  } finally {
+    io.closeSync(fd)
+  }
+}
+
+/**
+ * The entry of one session as its writer keeps it: open from the first
+ * rewrite until `close`, opened again when it was removed meanwhile (an
+ * index deleted by hand), so each flush costs one write.
+ */
+export class EntryWriter {
+  private fd: number | undefined
+  constructor(private readonly io: FileIo, private readonly indexDir: string, private readonly id: string) {}
+
+  write(entry: Entry): void {
+    if (this.fd !== undefined && this.io.fstatSync(this.fd).nlink === 0) this.close()
+    this.fd ??= this.io.openSync(entryFile(this.indexDir, this.id), OPEN_FLAGS, 0o644)
+    rewrite(this.io, this.fd, entry)
+  }
+
+  close(): void {
+    if (this.fd === undefined) return
     try {
-      writeAll(io, fd, Buffer.from(JSON.stringify(entry) + "\n"))
-    } finally {
-      io.closeSync(fd)
-    }
-    io.renameSync(temp, entryFile(indexDir, entry.id))
-  } catch (error) {
-    try {
-      io.unlinkSync(temp)
+      this.io.closeSync(this.fd)
     } catch {
-      // Never made, or already renamed.
+      // Nothing to lose: the entry is a cache.
     }
-    throw error
+    this.fd = undefined
   }
 }
