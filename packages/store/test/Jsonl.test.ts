@@ -229,6 +229,12 @@ describe("jsonl: file format and recovery", () => {
           }
           nodeIo.ftruncateSync(fd, length)
         },
+        writeStringSync: (fd, text) => {
+          if (failNext !== "write" && failNext !== "write and cut") return nodeIo.writeStringSync(fd, text)
+          // A short write: half the bytes reach the file; writing the rest meets the full disk (below).
+          const bytes = Buffer.from(text)
+          return nodeIo.writeSync(fd, bytes, 0, Math.floor(bytes.length / 2))
+        },
         writeSync: (fd, buffer, offset, length, position) => {
           if (failNext !== "write" && failNext !== "write and cut") return nodeIo.writeSync(fd, buffer, offset, length, position)
           failCut = failNext === "write and cut"

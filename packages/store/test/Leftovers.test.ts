@@ -31,6 +31,10 @@ const failingWrites = (code: string, failing: (path: string) => boolean) => {
       if (state.on && failing(paths.get(fd) ?? "")) throw fault(code)
       return nodeIo.writeSync(fd, buffer, offset, length, position)
     },
+    writeStringSync: (fd, text) => {
+      if (state.on && failing(paths.get(fd) ?? "")) throw fault(code)
+      return nodeIo.writeStringSync(fd, text)
+    },
   }
   return { io, state }
 }

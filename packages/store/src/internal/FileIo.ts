@@ -11,6 +11,12 @@ export interface FileIo {
   readonly readSync: typeof fs.readSync
   /** Writes at `position` when given, else where the file's offset is. */
   readonly writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position?: number) => number
+  /**
+   * Writes `text` as UTF-8 where the file's offset is; the bytes written (a
+   * short write leaves the rest unwritten). Cheaper than encoding into a
+   * buffer first.
+   */
+  readonly writeStringSync: (fd: number, text: string) => number
   readonly fsyncSync: typeof fs.fsyncSync
   readonly fdatasyncSync: typeof fs.fdatasyncSync
   readonly ftruncateSync: typeof fs.ftruncateSync
@@ -28,6 +34,7 @@ export const nodeIo: FileIo = {
   closeSync: fs.closeSync,
   readSync: fs.readSync,
   writeSync: (fd, buffer, offset, length, position) => fs.writeSync(fd, buffer, offset, length, position ?? null),
+  writeStringSync: (fd, text) => fs.writeSync(fd, text),
   fsyncSync: fs.fsyncSync,
   fdatasyncSync: fs.fdatasyncSync,
   ftruncateSync: fs.ftruncateSync,

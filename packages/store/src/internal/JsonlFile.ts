@@ -126,9 +126,12 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     // seqs and leave a log nobody can read; refusing keeps what it wrote.
     if (stat.size !== log.size) throw new ForeignWrite(stat.size, log.size)
   }
-  const bytes = Buffer.from(serialize(events))
+  const text = serialize(events)
+  const length = Buffer.byteLength(text)
   try {
-    writeAll(io, log.fd, bytes)
+    const written = io.writeStringSync(log.fd, text)
+    // A short write (a disk filling up): the rest from the bytes, or its error.
+    if (written < length) writeAll(io, log.fd, Buffer.from(text).subarray(written))
     // fdatasync also syncs the file length, which is what an append changes.
     io.fdatasyncSync(log.fd)
   } catch (error) {
@@ -139,7 +142,7 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     }
     throw error
   }
-  log.size += bytes.length
+  log.size += length
 }
 
 /** Keeps the torn bytes in a fresh sidecar, then cuts them from the log. Returns the sidecar path. */
