@@ -14,14 +14,15 @@
  *   with the same `id` and the same `name` (or none) as one entry: their
  *   argument deltas joined, and the length of each;
  * - a `block-end` whose block is exactly what the batch's chunks of its index
- *   assemble to (see `Tracker`) as a back-reference without the block.
+ *   assemble to (see `internal/BatchTracker.ts`) as a back-reference without the block.
  *
  * `decode(encode(chunks))` gives back exactly `chunks`; a property test holds
  * it for any chunk sequence, matching or not. A back-reference that names
  * nothing the batch assembled is damage: the schema refuses it.
  */
 import { Either, Schema } from "effect"
-import type { AssistantBlock, BlockType } from "./Content.js"
+import type { BlockType } from "./Content.js"
+import { sameBlock, Tracker } from "./internal/BatchTracker.js"
 import { StreamChunk } from "./StreamChunk.js"
 
 const Index = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
@@ -48,80 +49,6 @@ export const BlockEndAssembled = Schema.Struct({ type: Schema.Literal("block-end
 
 export const Entry = Schema.Union(StreamChunk, TextDeltas, ReasoningDeltas, ToolCallDeltas, BlockEndAssembled)
 export type Entry = typeof Entry.Type
-
-/**
- * What a batch has assembled so far for each index: the block a `block-start`
- * opened, with the deltas of that block's kind appended, until its
- * `block-end`. Encoder and decoder run it over the same chunks, so a
- * back-reference means the same block to both. It is the encoding's own
- * definition, deliberately simpler than the assembler: a chunk it does not
- * fit (a delta of another kind, a block-end with nothing open) is simply
- * stored as it is.
- */
-interface Open {
-  readonly blockType: BlockType
-  text: string
-  id: string | undefined
-  name: string | undefined
-}
-
-class Tracker {
-  private readonly open = new Map<number, Open>()
-
-  /** The block open at `index`, as its chunks so far assemble it, if they make one. */
-  assembled(index: number): AssistantBlock | undefined {
-    const open = this.open.get(index)
-    if (open === undefined) return undefined
-    if (open.blockType !== "tool-call") return { type: open.blockType, text: open.text }
-    if (open.id === undefined || open.name === undefined) return undefined
-    return { type: "tool-call", id: open.id, name: open.name, arguments: open.text }
-  }
-
-  observe(chunk: StreamChunk): void {
-    switch (chunk.type) {
-      case "block-start":
-        this.open.set(chunk.index, { blockType: chunk.blockType, text: "", id: undefined, name: undefined })
-        return
-      case "text-delta":
-      case "reasoning-delta": {
-        const open = this.open.get(chunk.index)
-        if (open !== undefined && open.blockType === (chunk.type === "text-delta" ? "text" : "reasoning")) {
-          open.text += chunk.text
-        }
-        return
-      }
-      case "tool-call-delta": {
-        const open = this.open.get(chunk.index)
-        if (open !== undefined && open.blockType === "tool-call") {
-          open.text += chunk.argumentsDelta
-          open.id = chunk.id
-          if (chunk.name !== undefined) open.name = chunk.name
-        }
-        return
-      }
-      case "block-end":
-        this.open.delete(chunk.index)
-        return
-      case "usage":
-      case "finish":
-        return
-    }
-  }
-}
-
-/** Exactly equal blocks: the same keys with the same values. */
-const sameBlock = (a: AssistantBlock, b: AssistantBlock): boolean => {
-  if (Object.keys(a).length !== Object.keys(b).length || a.type !== b.type) return false
-  switch (a.type) {
-    case "text":
-    case "reasoning":
-      return a.text === (b as typeof a).text
-    case "tool-call": {
-      const c = b as typeof a
-      return a.id === c.id && a.name === c.name && a.arguments === c.arguments
-    }
-  }
-}
 
 type Delta = Extract<StreamChunk, { readonly type: "text-delta" | "reasoning-delta" | "tool-call-delta" }>
 
