@@ -19,7 +19,8 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
 import { acquireLease, holderOf } from "./internal/PgLease.js"
-import { decodeRow, loadEvents, page } from "./internal/PgLoad.js"
+import { eventOf } from "./internal/EventRows.js"
+import { loadEvents, page } from "./internal/PgLoad.js"
 import { listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
 import type { Tail } from "./internal/Streaming.js"
@@ -140,7 +141,7 @@ export const makePostgres = (options: PostgresOptions) =>
             const rows = yield* page(sql, id, last, (last ?? 0) + STREAM_ROWS)
             const events: Array<SessionLog.SessionEvent> = []
             for (const r of rows) {
-              events.push(yield* decodeRow(where, id, r, (last ?? 0) + 1))
+              events.push(yield* eventOf(where, id, r, (last ?? 0) + 1))
               last = r.seq
             }
             return events

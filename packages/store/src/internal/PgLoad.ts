@@ -20,18 +20,11 @@ import type { Fragment } from "@effect/sql/Statement"
 import type { PgClient } from "@effect/sql-pg"
 import { Effect, Either, Fiber } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
-import { SessionCorrupt, type StoreError, UnknownEvent } from "../StoreError.js"
-import { classify } from "./EventLine.js"
+import { SessionCorrupt, type StoreError } from "../StoreError.js"
+import { type EventRow, eventOf, outOfOrder } from "./EventRows.js"
 
 /** Seqs per page when loading a session. */
 const PAGE_ROWS = 5000
-
-export interface EventRow {
-  readonly seq: number
-  readonly time: string
-  readonly type: string
-  readonly data: string
-}
 
 /**
  * A row as `open` reads it: `data` is NOT NULL in the schema, so null is the
@@ -44,12 +37,6 @@ interface FramedRow {
   readonly data: string | null
 }
 
-const corrupt = (where: string, id: SessionId, line: number, detail: string) =>
-  Either.left(new SessionCorrupt({ file: where, sessionId: id, line, detail }))
-
-const outOfOrder = (where: string, id: SessionId, seq: number, expected: number) =>
-  corrupt(where, id, seq, `expected event seq ${expected}, found ${seq}`)
-
 const missing = (where: string, id: SessionId, lastSeq: number, stored: number) =>
   new SessionCorrupt({
     file: where,
@@ -57,28 +44,6 @@ const missing = (where: string, id: SessionId, lastSeq: number, stored: number) 
     line: Math.min(stored, lastSeq) + 1,
     detail: `the session records ${lastSeq} events, ${stored} are stored`,
   })
-
-/** The event a row holds, which must be the session's `expected`th. */
-export const decodeRow = (
-  where: string,
-  id: SessionId,
-  row: EventRow,
-  expected: number,
-): Either.Either<SessionLog.SessionEvent, StoreError> => {
-  if (row.seq !== expected) return outOfOrder(where, id, row.seq, expected)
-  if (!SessionLog.isEventType(row.type)) {
-    return Either.left(new UnknownEvent({ file: where, sessionId: id, line: row.seq, type: row.type }))
-  }
-  let data: unknown
-  try {
-    data = JSON.parse(row.data)
-  } catch {
-    return corrupt(where, id, row.seq, "the event data is not JSON")
-  }
-  const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
-  if (result._tag === "Event") return Either.right(result.event)
-  return corrupt(where, id, row.seq, result._tag === "Invalid" ? result.detail : "not an event")
-}
 
 /**
  * The rows with `after < seq <= upTo` (a missing bound: none), with `data`
@@ -158,7 +123,7 @@ export const loadEvents = (
           if (r.seq !== last + 1) return yield* outOfOrder(where, id, r.seq, last + 1)
           run ??= r.seq
         } else {
-          const event = decodeRow(where, id, { seq: r.seq, time: r.time, type: r.type, data: r.data }, last + 1)
+          const event = eventOf(where, id, { seq: r.seq, time: r.time, type: r.type, data: r.data }, last + 1)
           if (Either.isLeft(event)) return yield* event.left
           if (repair && SessionLog.isRawChunk(event.right.type)) {
             run ??= r.seq
@@ -183,7 +148,7 @@ export const loadEvents = (
     while (expected <= last) {
       const rows = yield* page(sql, id, expected - 1, Math.min(expected - 1 + PAGE_ROWS, last))
       for (const r of rows) {
-        const event = decodeRow(where, id, r, expected)
+        const event = eventOf(where, id, r, expected)
         if (Either.isLeft(event)) return yield* event.left
         events.push(event.right)
         expected++

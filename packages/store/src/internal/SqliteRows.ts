@@ -9,16 +9,10 @@
  */
 import { Either } from "effect"
 import { SessionId, SessionLog } from "@turnlog/protocol"
-import { SessionCorrupt, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
+import { type StoreError, UnsupportedVersion } from "../StoreError.js"
 import { firstTitle, turnsIn } from "../Summary.js"
-import { classify } from "./EventLine.js"
 
-export interface EventRow {
-  readonly seq: number
-  readonly time: string
-  readonly type: string
-  readonly data: string
-}
+export { type EventRow, eventOf, outOfOrder } from "./EventRows.js"
 
 export interface SessionRow {
   readonly id: string
@@ -40,33 +34,6 @@ export const headerOf = (file: string, row: SessionRow): Either.Either<SessionLo
       cwd: row.cwd,
       ...(row.title !== null ? { title: row.title } : {}),
     })
-
-/** A row met where the session's `expected`th event belongs. */
-export const outOfOrder = (file: string, sessionId: string, seq: number, expected: number): SessionCorrupt =>
-  new SessionCorrupt({ file, sessionId, line: seq, detail: `expected event seq ${expected}, found ${seq}` })
-
-/** The event an `events` row holds, which must be the session's `expected`th. */
-export const eventOf = (
-  file: string,
-  sessionId: string,
-  row: EventRow,
-  expected: number,
-): Either.Either<SessionLog.SessionEvent, StoreError> => {
-  const corrupt = (detail: string) => Either.left(new SessionCorrupt({ file, sessionId, line: row.seq, detail }))
-  if (row.seq !== expected) return Either.left(outOfOrder(file, sessionId, row.seq, expected))
-  if (!SessionLog.isEventType(row.type)) {
-    return Either.left(new UnknownEvent({ file, sessionId, line: row.seq, type: row.type }))
-  }
-  let data: unknown
-  try {
-    data = JSON.parse(row.data)
-  } catch {
-    return corrupt("the event data is not JSON")
-  }
-  const result = classify({ seq: row.seq, time: row.time, type: row.type, data })
-  if (result._tag === "Event") return Either.right(result.event)
-  return corrupt(result._tag === "Invalid" ? result.detail : "not an event")
-}
 
 /** The `sessions` row of a new session. `events` may be empty: the row then dates from the header. */
 export const sessionRow = (
