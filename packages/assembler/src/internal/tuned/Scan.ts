@@ -27,23 +27,15 @@
  * as if its chunk had never come.
  */
 import type { AssistantBlock, FinishChunk, StreamChunk, Usage } from "@turnlog/protocol"
-import { isAssistantBlock, isFinishReason, isUsage } from "../Guards.js"
-import {
-  END,
-  FINISH,
-  indexOf,
-  type Kind,
-  type Link,
-  NONE,
-  opOf,
-  REASONING,
-  START,
-  TEXT,
-  TOOL_CALL,
-  USAGE,
-  valueOf,
-  WIDE,
-} from "./Trail.js"
+import * as Guards from "../Guards.js"
+import * as Trail from "./Trail.js"
+import type { Kind, Link } from "./Trail.js"
+
+// Module-local copies of what the walk uses from `Trail.ts` and the guards:
+// an imported binding is a module cell that compiled code reads at each use,
+// where a constant of the module's own is folded in (see `extend`).
+const { codeOf, END, FINISH, indexOf, NONE, opOf, REASONING, runOf, START, TEXT, TOOL_CALL, USAGE, valueOf, WIDE } = Trail
+const { isAssistantBlock, isFinishReason, isUsage } = Guards
 
 // V8 cannot build a longer string (2^29 - 24 on 64-bit builds); past it `+`
 // throws and assembly must not, so a delta that would cross it is left out.
@@ -131,7 +123,7 @@ export const scan = (head: Link): Pass => {
   let next: Link
   for (let link = head;; link = next) {
     next = link.previous!
-    const code = link.code
+    const code = codeOf(link.code)
     const raw = link.value
     const op = opOf(code)
     if (op === NONE) break
@@ -186,13 +178,14 @@ export const scan = (head: Link): Pass => {
     if (slot.closed !== undefined && index < WIDE) {
       // The deltas and starts of an ended block before this link no longer
       // count (its kind and content are its block-end's): only their place
-      // does, so they are stepped over a run at a time (`Link.skip`), reading
-      // codes alone. A block-end among them stops the jumps: the earliest one
-      // wins.
+      // does, so they are stepped over a run at a time (see `Link.code`),
+      // reading codes alone. A block-end among them stops the jumps: the
+      // earliest one wins.
       for (;;) {
-        const code = next.code
+        const field = next.code
+        const code = codeOf(field)
         if (code >>> 4 !== index || (code & 7) >= END) break
-        next = next.skip!
+        next = runOf(next, field).previous!
         met++
       }
       slot.first = met
