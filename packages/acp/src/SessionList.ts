@@ -2,6 +2,11 @@
  * `session/list` from the store's list: the sessions with events, most
  * recently updated first, titled, optionally only those of one cwd, in pages
  * whose cursor is opaque to the client (the offset of the next page).
+ *
+ * The protocol's session info has no place for a session's turns or status,
+ * so they go in its `_meta` under `turnlog`: `{ turns, status }`, the status
+ * one of `idle`, `running` (a live process holds the session mid-turn) or
+ * `interrupted` (a turn was cut off; the next open closes it).
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import { Either } from "effect"
@@ -34,6 +39,7 @@ export const page = (
     cwd: s.cwd,
     ...(s.title === "" ? {} : { title: s.title }),
     updatedAt: s.updatedAt,
+    _meta: { turnlog: { turns: s.turns, status: s.status } },
   }))
   const next = offset + size
   return Either.right({ sessions: shown, ...(next < matching.length ? { nextCursor: cursorOf(next) } : {}) })
