@@ -13,6 +13,7 @@
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import * as Transcript from "./Transcript.js"
+import * as TranscriptText from "./TranscriptText.js"
 
 /** The seq the latest compaction keeps history from (0: none), from one pass over the events. */
 export class KeptFrom {
@@ -71,12 +72,12 @@ export class Printer {
     if (!this.opened && (turn.items.length > 0 || turn.end !== undefined || !close)) {
       this.opened = true
       this.turns++
-      lines.push(...Transcript.turnOpening(this.turns, turn))
+      lines.push(...TranscriptText.turnOpening(this.turns, turn))
     }
     if (!this.opened) return
-    for (const item of turn.items.slice(this.printedItems)) lines.push(...Transcript.itemLines(item))
+    for (const item of turn.items.slice(this.printedItems)) lines.push(...TranscriptText.itemLines(item))
     this.printedItems = turn.items.length
-    if (turn.end !== undefined || !close) lines.push(Transcript.turnClosing(this.turns, turn, writer))
+    if (turn.end !== undefined || !close) lines.push(TranscriptText.turnClosing(this.turns, turn, writer))
   }
 
   private reset(): void {
@@ -129,8 +130,8 @@ export class Printer {
       this.print(turn, lines, recovery.openTurn?.holder?.pid, false)
       ended.push(turn)
     }
-    lines.push(...Transcript.trailingLines(trailing))
-    if (recovery.tornTail !== undefined) lines.push(...Transcript.tornTailLines(recovery.tornTail))
+    lines.push(...TranscriptText.trailingLines(trailing))
+    if (recovery.tornTail !== undefined) lines.push(...TranscriptText.tornTailLines(recovery.tornTail))
     this.reset()
     return { lines, ended, ...(trailing.length > 0 ? { trailing } : {}) }
   }

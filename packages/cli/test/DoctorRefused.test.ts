@@ -6,6 +6,7 @@ import type { SessionStore } from "@turnlog/store"
 import { describe, expect, it } from "vitest"
 import * as Doctor from "../src/commands/Doctor.js"
 import * as Transcript from "../src/Transcript.js"
+import * as TranscriptText from "../src/TranscriptText.js"
 
 const session = (events: ReadonlyArray<{ readonly type: string; readonly data: unknown }>): SessionStore.LoadedSession => ({
   header: { type: "session", version: 1, id: "s1" as SessionLog.SessionHeader["id"], createdAt: "2026-01-01T00:00:00.000Z", cwd: "/w" },
@@ -74,7 +75,7 @@ describe("doctor on a session with a refused replay and a compaction", () => {
 
 describe("show on the same session", () => {
   it("marks the summarised turn, prints the compaction in its turn, and not the summary as an answer", () => {
-    const lines = Transcript.render(Transcript.fromSession(log)).split("\n").slice(1)
+    const lines = TranscriptText.render(Transcript.fromSession(log)).split("\n").slice(1)
     expect(lines).toEqual([
       "",
       "── turn 1 (compacted: the model sees it only through a summary)",

@@ -5,6 +5,7 @@ import { SessionLog, type StreamChunk } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import { describe, expect, it } from "vitest"
 import * as Transcript from "../src/Transcript.js"
+import * as TranscriptText from "../src/TranscriptText.js"
 
 const session = (events: ReadonlyArray<{ readonly type: string; readonly data: unknown }>): SessionStore.LoadedSession => ({
   header: { type: "session", version: 1, id: "s1" as SessionLog.SessionHeader["id"], createdAt: "2026-01-01T00:00:00.000Z", cwd: "/w" },
@@ -33,7 +34,7 @@ const text = (index: number, t: string): ReadonlyArray<StreamChunk> => [
   { type: "block-start", index, blockType: "text" },
   { type: "text-delta", index, text: t },
 ]
-const body = (s: SessionStore.LoadedSession) => Transcript.render(Transcript.fromSession(s)).split("\n").slice(2)
+const body = (s: SessionStore.LoadedSession) => TranscriptText.render(Transcript.fromSession(s)).split("\n").slice(2)
 
 for (const [form, chunks] of FORMS) {
   describe(`show (${form}): a turn stopped at the output limit`, () => {

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { JsonWriter } from "../src/commands/Show.js"
 import * as Transcript from "../src/Transcript.js"
+import * as TranscriptText from "../src/TranscriptText.js"
 import { KeptFrom, Printer } from "../src/TranscriptStream.js"
 
 const header: SessionLog.SessionHeader = {
@@ -72,7 +73,7 @@ const streamed = (all: ReadonlyArray<SessionLog.SessionEvent>, recovery: Session
   const kept = new KeptFrom()
   for (const event of all) kept.add(event)
   const printer = new Printer(header, kept.value)
-  const lines = [Transcript.headerLine(header)]
+  const lines = [TranscriptText.headerLine(header)]
   for (let i = 0; i < all.length; i += size) lines.push(...printer.add(all.slice(i, i + size)).lines)
   lines.push(...printer.finish(recovery).lines)
   return lines.join("\n")
@@ -82,7 +83,7 @@ describe("show: streamed a turn at a time", () => {
   const recovery: SessionStore.Recovery = { tornTail: { bytes: 7, line: 22 }, openTurn: { seq: 16, holder: { pid: 42, host: "h" } } }
 
   it("prints what the whole-session transcript prints, for any batch size", () => {
-    const whole = Transcript.render(Transcript.fromSession({ header, events, recovery }))
+    const whole = TranscriptText.render(Transcript.fromSession({ header, events, recovery }))
     expect(whole).toContain("── turn 2 (compacted: the model sees it only through a summary)")
     expect(whole).toContain("assistant (shown before the failure):")
     expect(whole.split("\n").slice(-3)).toStrictEqual([
@@ -95,7 +96,7 @@ describe("show: streamed a turn at a time", () => {
 
   it("prints compactions written after the last turn at the end, as the whole transcript does", () => {
     const closed = stampAll([start, user("one"), answer("1"), end(), compaction(2), compaction(3)])
-    const whole = Transcript.render(Transcript.fromSession({ header, events: closed, recovery: {} }))
+    const whole = TranscriptText.render(Transcript.fromSession({ header, events: closed, recovery: {} }))
     expect(whole.split("\n").filter((l) => l.startsWith("compaction (between turns)")).length).toBe(2)
     for (const size of [1, 4, 100]) expect(streamed(closed, {}, size)).toBe(whole)
   })

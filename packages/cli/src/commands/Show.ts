@@ -21,6 +21,7 @@ import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 import * as Transcript from "../Transcript.js"
+import * as TranscriptText from "../TranscriptText.js"
 import { KeptFrom, type Printed, Printer } from "../TranscriptStream.js"
 
 export interface ShowOptions {
@@ -93,7 +94,7 @@ const run = (id: SessionId, options: ShowOptions) =>
         })
         return
       }
-      yield* out(`${Transcript.headerLine(header)}\n`)
+      yield* out(`${TranscriptText.headerLine(header)}\n`)
       yield* Pages.forEachPage(stored, (events) => printLines(printer.add(events)))
       yield* printLines(printer.finish(recovery))
       return
@@ -102,7 +103,7 @@ const run = (id: SessionId, options: ShowOptions) =>
     const print = options.json ? printTurnLines : printLines
     yield* options.json
       ? raw(`${JSON.stringify({ id: header.id, cwd: header.cwd, createdAt: header.createdAt })}\n`)
-      : out(`${Transcript.headerLine(header)}\n`)
+      : out(`${TranscriptText.headerLine(header)}\n`)
     yield* Pages.forEachPage(stored, (events) => print(printer.add(events)))
     const live = store.follow(id, next)
     yield* Stream.runForEach(
