@@ -153,6 +153,16 @@ export const shapes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
 
 export const types = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => e.type)
 
+/** The `outline` of a turn of one request answered without a tool call. */
+export const ONE_STEP_TURN = [
+  "turn/start",
+  "user/message",
+  "request/start",
+  "assistant/chunk*",
+  "assistant/message",
+  "turn/end",
+] as const
+
 /** Consecutive raw chunk events (one chunk or a batch each) folded into one entry, to read the shape of a log. */
 export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<string> => {
   const out: Array<string> = []
