@@ -157,10 +157,10 @@ export const memoOf = (link: Link): unknown => {
  * takes its code from the run's first link, which is the same code.
  */
 export const remember = (link: Link, assembled: unknown): void => {
-  const code = codeOf(link.code)
-  if (typeof link.code === "number" && (code & MEMO) !== 0) return
+  const field = link.code
+  if (typeof field === "number" && (field & MEMO) !== 0) return
   link.value = { value: link.value, assembled } satisfies Memo
-  link.code = code | MEMO
+  link.code = codeOf(field) | MEMO
 }
 
 export const empty = new Link(undefined, NONE, undefined)
