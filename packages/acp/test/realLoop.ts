@@ -6,7 +6,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Layer, ManagedRuntime, Ref, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { AgentLoop, Builtins } from "@turnlog/agent"
 import { type LlmAdapter, Scripted } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"

@@ -5,7 +5,7 @@
  * the log and the client, a server that cannot start is told in one
  * sentence, and no server process outlives the agent.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Processes } from "@turnlog/testkit"

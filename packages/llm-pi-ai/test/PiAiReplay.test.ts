@@ -52,7 +52,7 @@ describe("PiAiReplay: version-2 round trip", () => {
   ]
 
   it.each(cases)("%s: the decoded message is the original, signatures and ids included", (_name, original) => {
-    const { state, decoded } = roundTrip(original)
+    const { decoded } = roundTrip(original)
     expect(Exit.isSuccess(decoded)).toBe(true)
     if (Exit.isSuccess(decoded)) expect(decoded.value).toEqual(original)
   })

@@ -1,6 +1,6 @@
 /**
  * The JSONL layer, the embedded default: `$TURNLOG_HOME/sessions/<id>.jsonl`,
- * one header line then one event per line (see DESIGN.md), a lock file per
+ * one header line then one event per line (the README's "The durable log"), a lock file per
  * session for the one writer, torn tails cut at `open` into `<id>.jsonl.torn-<n>`.
  * The file logic lives in `internal/Jsonl*`; this module maps it onto the
  * shared store logic and maps operating-system failures to `StoreIOError` once.

@@ -49,7 +49,7 @@ const writeSession = (h: Harness) =>
 
 describe("sqlite: schema, durability settings and refusals", () => {
   it.effect("keeps events in events(session_id, seq, type, time, data) under WAL, schema version 3", () =>
-    withHome((home, h, db) =>
+    withHome((_home, h, db) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         expect(yield* db("PRAGMA journal_mode")).toStrictEqual([{ journal_mode: "wal" }])
@@ -142,7 +142,7 @@ describe("sqlite: schema, durability settings and refusals", () => {
     ))
 
   it.effect("migrates a version 1 database at the first write: its sessions stay, its leases gain the holder's host, its counters are recounted", () =>
-    withHome((home, h, db) =>
+    withHome((_home, h, db) =>
       Effect.gen(function*() {
         // The schema as version 1 made it, with one session in it.
         for (

@@ -10,7 +10,6 @@ import {
   type FinishReason,
   makeMessageId,
   makeToolResult,
-  type Message,
   type SessionLog,
   type ToolCallBlock,
 } from "@turnlog/protocol"

@@ -10,7 +10,7 @@
  * could not be read. `demo` ends with the same report. The log is streamed
  * (see `streamed`): memory follows the conversation, not the raw chunks.
  */
-import { Effect, Either, Stream } from "effect"
+import { Effect, Either } from "effect"
 import { History } from "@turnlog/history"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { SessionId, SessionLog } from "@turnlog/protocol"

@@ -4,8 +4,8 @@
  * 0 when the turn completes or stops at max tokens, 1 when it fails.
  */
 import { join } from "node:path"
-import { Effect, type Layer, Option, Stream } from "effect"
-import { AgentLoop, Permissions, Tools } from "@turnlog/agent"
+import { Effect, Option, Stream } from "effect"
+import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"

@@ -1,5 +1,5 @@
 /**
- * The store logic every layer shares, so the three layers cannot drift apart:
+ * The store logic every layer shares, so the four layers (JSONL, SQLite, PostgreSQL, memory) cannot drift apart:
  * leases held by this store, the seq check, buffering until `flush`, recovery
  * at `open`, flush-and-release when the layer's scope closes. A layer supplies
  * only a `Backend`: how to take a lease, load, write and list its storage.

@@ -4,7 +4,7 @@
 // the step in flight is read with its data and decoded in full; a damaged
 // row is refused by `open` in the words `read` refuses it in, and nothing is
 // changed by the refused open. `read` still decodes every row.
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import { type Harness, withStore } from "./conformance.js"
