@@ -4,13 +4,12 @@
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
-import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
-import { confine } from "./internal/confine.js"
 import { runCommand } from "./internal/command.js"
-import { describeNonFile as notAFile, replaceFile } from "./internal/replace.js"
+import { confine } from "./internal/confine.js"
+import { openDirectory, openForReading } from "./internal/inside.js"
+import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
 
@@ -34,8 +33,8 @@ export interface Options {
   readonly commandEnv?: Readonly<Record<string, string | undefined>>
 }
 
-const failed = (tool: string) => (error: unknown) =>
-  new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
+const failed = (tool: string) => (error: unknown): PathOutsideCwd | ToolFailed =>
+  error instanceof PathOutsideCwd ? error : new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
 
 const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
 
@@ -53,7 +52,8 @@ export const readFile = (options: Options = {}): Tools.Tool => {
           try: async () => {
             // Non-blocking: opening a FIFO or a device must not wait (a timed-out open
             // cannot be stopped and would hold one of the few file-system threads).
-            const handle = await fs.open(target.absolute, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
+            // Opened through the checked directory: a link swapped in since is not followed.
+            const handle = await openForReading(target.root, target.relative)
             try {
               const stat = await handle.stat()
               if (!stat.isFile()) throw new Error(notAFile(target.relative, stat))
@@ -84,7 +84,8 @@ export const listFiles = (options: Options = {}): Tools.Tool => {
       Effect.map(confine("list_files", context.cwd, args.path ?? "."), (target) => ({
         run: Effect.tryPromise({
           try: async () => {
-            const entries = await fs.readdir(target.absolute, { withFileTypes: true })
+            const directory = await openDirectory(target.root, target.relative, false)
+            const entries = await fs.readdir(directory.at("."), { withFileTypes: true }).finally(directory.close)
             const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
             const shown = names.slice(0, cap).join("\n")
             return names.length > cap ? `${shown}\n[${names.length - cap} more entries]` : shown
@@ -118,10 +119,10 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
             )
             : Effect.tryPromise({
               try: async () => {
-                await fs.mkdir(path.dirname(now.absolute), { recursive: true })
                 // A temporary renamed over the target: never a write through another
-                // name of the file (a hard link to a file outside the directory).
-                await replaceFile(now.absolute, now.relative, args.content)
+                // name of the file (a hard link to a file outside the directory);
+                // missing directories made inside the ones checked above them.
+                await writeInside(now.root, now.relative, args.content, { createDirectories: true })
                 return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`
               },
               catch: failed("write_file"),

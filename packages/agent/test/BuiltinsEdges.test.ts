@@ -123,3 +123,17 @@ describe("write_file and hard links", () => {
       expect(fs.readdirSync(path.join(cwd, "dir"))).toEqual(["kept.txt"])
     }))
 })
+
+describe("the session's directory deleted", () => {
+  it.live("run_command and the file tools say the working directory is gone", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.rmSync(cwd, { recursive: true })
+      const gone = `the working directory ${cwd} no longer exists`
+      expect((yield* Effect.flip(run("run_command", { command: "echo hi" }))).message).toBe(`run_command failed: ${gone}`)
+      expect((yield* Effect.flip(run("read_file", { path: "a.txt" }))).message).toBe(`read_file failed: ${gone}`)
+      expect((yield* Effect.flip(run("list_files", {}))).message).toBe(`list_files failed: ${gone}`)
+      expect((yield* Effect.flip(run("write_file", { path: "a.txt", content: "x" }))).message).toBe(`write_file failed: ${gone}`)
+      expect(fs.existsSync(cwd)).toBe(false)
+    }))
+})

@@ -7,6 +7,7 @@
  * running, and is not waited for.
  */
 import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import { Duration, Effect } from "effect"
 import { ToolFailed, ToolTimeout } from "../ToolError.js"
 
@@ -57,9 +58,24 @@ const killGroup = (pid: number | undefined) => {
   }
 }
 
+/** Why `cwd` cannot be a command's working directory, or undefined when it can. */
+export const missingDirectory = (cwd: string): string | undefined => {
+  try {
+    return fs.statSync(cwd).isDirectory() ? undefined : `the working directory ${cwd} is not a directory`
+  } catch {
+    return `the working directory ${cwd} no longer exists`
+  }
+}
+
 export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult, ToolFailed | ToolTimeout> => {
   const output = new Output(options.outputCapBytes)
   const run = Effect.async<CommandResult, ToolFailed>((resume) => {
+    // Without this, a deleted directory is reported as the shell missing (`spawn /bin/sh ENOENT`).
+    const gone = missingDirectory(options.cwd)
+    if (gone !== undefined) {
+      resume(Effect.fail(new ToolFailed({ tool: "run_command", detail: gone })))
+      return
+    }
     const child = spawn("/bin/sh", ["-c", options.command], {
       cwd: options.cwd,
       ...(options.env === undefined ? {} : { env: { ...options.env } }),
@@ -74,7 +90,9 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
     }
     child.stdout.on("data", (chunk: Buffer) => output.add(chunk))
     child.stderr.on("data", (chunk: Buffer) => output.add(chunk))
-    child.once("error", (error) => settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: error.message }))))
+    child.once("error", (error) =>
+      settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: missingDirectory(options.cwd) ?? error.message })))
+    )
     // The command is done when the shell exits. A job it left in the background
     // may hold the output pipes open: what is already written is read for a
     // moment more, then the pipes are let go (the job keeps running).
