@@ -9,6 +9,7 @@ import { Effect, Layer, Schema } from "effect"
 import { runCommand } from "./internal/command.js"
 import { confine } from "./internal/confine.js"
 import { openDirectory, openForReading } from "./internal/inside.js"
+import * as Sandbox from "./internal/sandbox.js"
 import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
@@ -31,6 +32,12 @@ export interface Options {
    * The command line passes its own without the provider credentials.
    */
   readonly commandEnv?: Readonly<Record<string, string | undefined>>
+  /**
+   * Whether `run_command` runs commands in a sandbox (see `internal/sandbox`):
+   * `auto` (the default) where one is available, `off`, or `require` (a
+   * command fails where none is).
+   */
+  readonly sandbox?: SandboxMode
 }
 
 const failed = (tool: string) => (error: unknown): PathOutsideCwd | ToolFailed =>
@@ -130,6 +137,24 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
       })),
   })
 
+export type SandboxMode = Sandbox.Mode
+
+/** The sandbox `run_command` uses on this machine (`bwrap` looked for on `searchPath`), if one works. */
+export const detectSandbox = (searchPath?: string): Promise<{ readonly name: string } | undefined> => Sandbox.detect(searchPath)
+
+/** `bwrap` is looked for on the PATH commands get. */
+const sandboxFor = (mode: Sandbox.Mode, searchPath: string | undefined): Effect.Effect<Sandbox.Sandbox | undefined, ToolFailed> =>
+  mode === "off" ? Effect.succeed(undefined) : Effect.promise(() => Sandbox.detect(searchPath)).pipe(
+    Effect.filterOrFail(
+      (sandbox) => sandbox !== undefined || mode === "auto",
+      () =>
+        new ToolFailed({
+          tool: "run_command",
+          detail: "commands must run in a sandbox and none works on this machine (install bubblewrap: bwrap on the PATH)",
+        }),
+    ),
+  )
+
 export const runCommandTool = (options: Options = {}): Tools.Tool => {
   const defaultTimeout = options.commandTimeoutMs ?? 120_000
   const maxTimeout = options.maxCommandTimeoutMs ?? 600_000
@@ -149,13 +174,17 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
     prepare: (args, context) =>
       Effect.succeed({
         permission: { kind: "command" as const },
-        run: runCommand({
-          command: args.command,
-          cwd: context.cwd,
-          timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
-          outputCapBytes: options.outputCapBytes ?? 32 * 1024,
-          ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
-        }).pipe(
+        run: sandboxFor(options.sandbox ?? "auto", (options.commandEnv ?? process.env).PATH).pipe(
+          Effect.flatMap((sandbox) =>
+            runCommand({
+              command: args.command,
+              cwd: context.cwd,
+              timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
+              outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+              ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
+              ...(sandbox === undefined ? {} : { sandbox }),
+            })
+          ),
           Effect.flatMap((result) =>
             result.exitCode === 0
               ? Effect.succeed(result.output)

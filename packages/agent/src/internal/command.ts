@@ -10,6 +10,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { Duration, Effect } from "effect"
 import { ToolFailed, ToolTimeout } from "../ToolError.js"
+import type { Sandbox } from "./sandbox.js"
 
 export interface CommandOptions {
   readonly command: string
@@ -18,6 +19,8 @@ export interface CommandOptions {
   readonly outputCapBytes: number
   /** The command's whole environment (default: this process's). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Where the shell runs (default: directly, as this process's child). */
+  readonly sandbox?: Sandbox
 }
 
 export interface CommandResult {
@@ -76,7 +79,9 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
       resume(Effect.fail(new ToolFailed({ tool: "run_command", detail: gone })))
       return
     }
-    const child = spawn("/bin/sh", ["-c", options.command], {
+    const { file, args } = options.sandbox?.wrap(options.command, options.cwd) ??
+      { file: "/bin/sh", args: ["-c", options.command] }
+    const child = spawn(file, args, {
       cwd: options.cwd,
       ...(options.env === undefined ? {} : { env: { ...options.env } }),
       detached: true,
