@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
+import { confine } from "../src/internal/confine.js"
+import { replaceFile } from "../src/internal/replace.js"
 import * as Tools from "../src/Tools.js"
 
 const created: Array<string> = []
@@ -24,7 +26,7 @@ const setup = (options: Builtins.Options = {}) => {
   const call = (name: string, args: unknown) =>
     tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
   const run = (name: string, args: unknown) => Effect.flatMap(call(name, args), (p) => p.run)
-  return { cwd, run }
+  return { cwd, call, run }
 }
 
 describe("confinement", () => {
@@ -135,5 +137,47 @@ describe("the session's directory deleted", () => {
       expect((yield* Effect.flip(run("list_files", {}))).message).toBe(`list_files failed: ${gone}`)
       expect((yield* Effect.flip(run("write_file", { path: "a.txt", content: "x" }))).message).toBe(`write_file failed: ${gone}`)
       expect(fs.existsSync(cwd)).toBe(false)
+    }))
+})
+
+describe("a directory swapped for a link to outside between the check and the use", () => {
+  const swap = (cwd: string) => {
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-swap-outside-")))
+    created.push(outside)
+    fs.writeFileSync(path.join(outside, "file.txt"), "OUTSIDE")
+    fs.renameSync(path.join(cwd, "sub"), path.join(cwd, "sub.real"))
+    fs.symlinkSync(outside, path.join(cwd, "sub"))
+    return outside
+  }
+
+  it.effect("read_file and list_files, checked when prepared, refuse it when they run", () =>
+    Effect.gen(function*() {
+      const { cwd, call } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "file.txt"), "inside")
+      const read = yield* call("read_file", { path: "sub/file.txt" })
+      const list = yield* call("list_files", { path: "sub" })
+      swap(cwd)
+      expect((yield* Effect.flip(read.run)).message).toBe(
+        `path "sub/file.txt" is outside the session directory ${cwd} (sub was replaced by a symbolic link while the tool ran)`,
+      )
+      expect((yield* Effect.flip(list.run)).message).toBe(
+        `path "sub" is outside the session directory ${cwd} (sub was replaced by a symbolic link while the tool ran)`,
+      )
+    }))
+
+  it.effect("replaceFile (the writer other tools share), given a confined path, never writes through the link", () =>
+    Effect.gen(function*() {
+      const { cwd } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "file.txt"), "inside")
+      const target = yield* confine("edit_file", cwd, "sub/file.txt")
+      yield* Effect.promise(() => replaceFile(target.absolute, target.relative, "edited"))
+      expect(fs.readFileSync(path.join(cwd, "sub", "file.txt"), "utf8")).toBe("edited")
+      const outside = swap(cwd)
+      const error = yield* Effect.flip(Effect.tryPromise(() => replaceFile(target.absolute, target.relative, "escaped")))
+      expect(String(error.cause)).toContain("sub was replaced by a symbolic link while the tool ran")
+      expect(fs.readdirSync(outside)).toEqual(["file.txt"])
+      expect(fs.readFileSync(path.join(outside, "file.txt"), "utf8")).toBe("OUTSIDE")
     }))
 })
