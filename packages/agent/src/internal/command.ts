@@ -4,7 +4,8 @@
  * started, not just the shell. Output (stdout and stderr interleaved, as a
  * terminal would show them) is kept up to a cap; what is cut is counted. The
  * command ends when the shell exits: a job it started in the background keeps
- * running, and is not waited for.
+ * running, and is not waited for (in a sandbox it ends with the command: see
+ * `sandbox`).
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
