@@ -5,10 +5,12 @@
  * but a path is looked up again by every later system call: a directory on it
  * swapped for a symbolic link to outside in between would send the read or
  * the write out of the directory. So the file tools never use the path again.
- * They open the session's directory, check the opened descriptor is that
- * directory, and walk down one name at a time from descriptor to descriptor,
- * refusing to follow a link at any step. Every later call names its file as
- * `<directory descriptor>/<name>` (`/proc/self/fd/N/name`, which the kernel
+ * They open the directory holding the file and check that the opened
+ * descriptor is that directory where `confine` found it (its path in
+ * `/proc/self/fd`); when it is not, or to make a missing directory, they walk
+ * down from the session's directory one name at a time, from descriptor to
+ * descriptor, refusing to follow a link at any step. Every later call names
+ * its file as `<directory descriptor>/<name>` (`/proc/self/fd/N/name`, which the kernel
  * resolves through the open directory, as `openat` would), so what it touches
  * is in the directory that was checked, whatever the path now points to.
  *
@@ -56,6 +58,9 @@ export const openDirectory = async (root: string, relativeDirectory: string, cre
     if (create) await fs.mkdir(absolute, { recursive: true })
     return { relative: names.join(path.sep) || ".", at: (name) => path.join(absolute, name), close: async () => undefined }
   }
+  const relative = names.join(path.sep) || "."
+  const direct = await openDirect(path.join(root, ...names))
+  if (direct !== undefined) return opened(relative, direct)
   let handle = await fs.open(root, C.O_RDONLY | C.O_DIRECTORY).catch((error: unknown) => {
     throw errorCode(error) === "ENOENT" ? new Error(`the working directory ${root} no longer exists`) : error
   })
@@ -83,12 +88,29 @@ export const openDirectory = async (root: string, relativeDirectory: string, cre
     await handle.close()
     throw error
   }
-  const open = handle
-  return {
-    relative: names.join(path.sep) || ".",
-    at: (name) => `${FD_DIRECTORY}/${open.fd}/${name}`,
-    close: () => open.close(),
-  }
+  return opened(relative, handle)
+}
+
+const opened = (relative: string, handle: fs.FileHandle): Directory => ({
+  relative,
+  at: (name) => `${FD_DIRECTORY}/${handle.fd}/${name}`,
+  close: () => handle.close(),
+})
+
+/**
+ * The quick way, when nothing on the path changed: the directory opened by
+ * its path, kept when the opened descriptor is that very directory (whatever
+ * the path pointed to while it was opened, the descriptor is checked, and it
+ * is what every later call goes through). Otherwise undefined: the walk then
+ * finds what is missing or which name became a link.
+ */
+const openDirect = async (absolute: string): Promise<fs.FileHandle | undefined> => {
+  const handle = await fs.open(absolute, C.O_RDONLY | C.O_DIRECTORY).catch(() => undefined)
+  if (handle === undefined) return undefined
+  const at = await fs.readlink(`${FD_DIRECTORY}/${handle.fd}`).catch(() => undefined)
+  if (at === absolute) return handle
+  await handle.close()
+  return undefined
 }
 
 const DIRECTORY_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW
