@@ -92,7 +92,9 @@ export const listFiles = (options: Options = {}): Tools.Tool => {
         run: Effect.tryPromise({
           try: async () => {
             const directory = await openDirectory(target.root, target.relative, false)
-            const entries = await fs.readdir(directory.at("."), { withFileTypes: true }).finally(directory.close)
+            const entries = await fs.readdir(directory.at("."), { withFileTypes: true })
+              .catch((error: unknown) => Promise.reject(directory.explain(error)))
+              .finally(directory.close)
             const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
             const shown = names.slice(0, cap).join("\n")
             return names.length > cap ? `${shown}\n[${names.length - cap} more entries]` : shown

@@ -181,3 +181,24 @@ describe("a directory swapped for a link to outside between the check and the us
       expect(fs.readFileSync(path.join(outside, "file.txt"), "utf8")).toBe("OUTSIDE")
     }))
 })
+
+describe("a failed file call names the path it was given", () => {
+  it.effect("a missing file, a missing directory, a file that is no directory", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "a.txt"), "a")
+      const message = (name: string, args: unknown) => Effect.map(Effect.flip(run(name, args)), (e) => e.message)
+      expect(yield* message("read_file", { path: "sub/nope.txt" })).toBe(
+        "read_file failed: ENOENT: no such file or directory, open 'sub/nope.txt'",
+      )
+      expect(yield* message("read_file", { path: "nope.txt" })).toBe("read_file failed: ENOENT: no such file or directory, open 'nope.txt'")
+      expect(yield* message("read_file", { path: "gone/deeper/nope.txt" })).toBe(
+        "read_file failed: ENOENT: no such file or directory, open 'gone'",
+      )
+      expect(yield* message("list_files", { path: "sub/a.txt" })).toBe("list_files failed: sub/a.txt is not a directory")
+      expect(yield* message("write_file", { path: "sub/a.txt/b.txt", content: "x" })).toBe(
+        "write_file failed: sub/a.txt is not a directory",
+      )
+    }))
+})

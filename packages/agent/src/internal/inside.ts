@@ -36,7 +36,18 @@ export interface Directory {
   /** The directory's path relative to the root ("." for the root), for messages. */
   readonly relative: string
   readonly at: (name: string) => string
+  /** A failure of a call given `at(…)`, its message naming the entry by its relative path. */
+  readonly explain: (error: unknown) => unknown
   readonly close: () => Promise<void>
+}
+
+/** `error` with the descriptor path of directory `fd` in its message replaced by the directory's relative path. */
+const named = (error: unknown, fd: number, relative: string): unknown => {
+  if (!(error instanceof Error)) return error
+  // `/proc/self/fd/12/name` and `/proc/self/fd/12`, not `/proc/self/fd/123`.
+  const at = new RegExp(`${FD_DIRECTORY}/${fd}(?:/|(?![0-9]))`, "g")
+  const message = error.message.replace(at, (found) => found.endsWith("/") && relative === "." ? "" : found.endsWith("/") ? `${relative}/` : relative)
+  return message === error.message ? error : Object.assign(new Error(message), { code: errorCode(error) })
 }
 
 const swapped = (root: string, relative: string, what: string): PathOutsideCwd =>
@@ -56,7 +67,12 @@ export const openDirectory = async (root: string, relativeDirectory: string, cre
   if (!racefree()) {
     const absolute = path.join(root, ...names)
     if (create) await fs.mkdir(absolute, { recursive: true })
-    return { relative: names.join(path.sep) || ".", at: (name) => path.join(absolute, name), close: async () => undefined }
+    return {
+      relative: names.join(path.sep) || ".",
+      at: (name) => path.join(absolute, name),
+      explain: (error) => error,
+      close: async () => undefined,
+    }
   }
   const relative = names.join(path.sep) || "."
   const direct = await openDirect(path.join(root, ...names))
@@ -79,7 +95,7 @@ export const openDirectory = async (root: string, relativeDirectory: string, cre
           if (stat?.isSymbolicLink()) throw swapped(root, walked.join(path.sep), walked.join(path.sep))
           throw new Error(`${walked.join(path.sep)} is not a directory`)
         }
-        throw error
+        throw named(error, handle.fd, walked.slice(0, -1).join(path.sep) || ".")
       })
       await handle.close()
       handle = next
@@ -94,6 +110,7 @@ export const openDirectory = async (root: string, relativeDirectory: string, cre
 const opened = (relative: string, handle: fs.FileHandle): Directory => ({
   relative,
   at: (name) => `${FD_DIRECTORY}/${handle.fd}/${name}`,
+  explain: (error) => named(error, handle.fd, relative),
   close: () => handle.close(),
 })
 
@@ -139,7 +156,7 @@ export const withParent = async <A>(
   if (names.length === 0) {
     const directory = await openDirectory(root, ".", false)
     try {
-      return await use(directory, ".")
+      return await use(directory, ".").catch((error: unknown) => Promise.reject(directory.explain(error)))
     } finally {
       await directory.close()
     }
@@ -149,7 +166,7 @@ export const withParent = async <A>(
     throw error instanceof PathOutsideCwd ? new PathOutsideCwd({ path: relative, cwd: error.cwd, ...(error.detail === undefined ? {} : { detail: error.detail }) }) : error
   })
   try {
-    return await use(directory, names[names.length - 1]!)
+    return await use(directory, names[names.length - 1]!).catch((error: unknown) => Promise.reject(directory.explain(error)))
   } finally {
     await directory.close()
   }
