@@ -10,7 +10,7 @@ import { Effect, Either } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
 import { confine } from "../src/internal/confine.js"
-import { replaceFile } from "../src/internal/replace.js"
+import { replaceFile, writeInside } from "../src/internal/replace.js"
 import * as Tools from "../src/Tools.js"
 
 const created: Array<string> = []
@@ -177,6 +177,10 @@ describe("a directory swapped for a link to outside between the check and the us
       const outside = swap(cwd)
       const error = yield* Effect.flip(Effect.tryPromise(() => replaceFile(target.absolute, target.relative, "escaped")))
       expect(String(error.cause)).toContain("sub was replaced by a symbolic link while the tool ran")
+      // Given a path that climbs out (never what confine gives), the writer refuses it.
+      const climbing = path.join("..", path.basename(outside), "file.txt")
+      const refused = yield* Effect.flip(Effect.tryPromise(() => writeInside(cwd, climbing, "x")))
+      expect(String(refused.cause)).toBe(`PathOutsideCwd: path "${climbing}" is outside the session directory ${cwd}`)
       expect(fs.readdirSync(outside)).toEqual(["file.txt"])
       expect(fs.readFileSync(path.join(outside, "file.txt"), "utf8")).toBe("OUTSIDE")
     }))

@@ -53,8 +53,12 @@ const named = (error: unknown, fd: number, relative: string): unknown => {
 const swapped = (root: string, relative: string, what: string): PathOutsideCwd =>
   new PathOutsideCwd({ path: relative, cwd: root, detail: `${what} was replaced by a symbolic link while the tool ran` })
 
-const components = (relative: string): ReadonlyArray<string> =>
-  relative.split(path.sep).filter((part) => part !== "" && part !== ".")
+/** The names on a path relative to the root; one that climbs out of it (`..`, or an absolute path) is refused. */
+const components = (root: string, relative: string): ReadonlyArray<string> => {
+  const names = relative.split(path.sep).filter((part) => part !== "" && part !== ".")
+  if (path.isAbsolute(relative) || names.includes("..")) throw new PathOutsideCwd({ path: relative, cwd: root })
+  return names
+}
 
 /**
  * Opens `relativeDirectory` (relative to `root`, a real path with no link on
@@ -63,7 +67,7 @@ const components = (relative: string): ReadonlyArray<string> =>
  * way fails with `PathOutsideCwd`, another failure with the system's error.
  */
 export const openDirectory = async (root: string, relativeDirectory: string, create: boolean): Promise<Directory> => {
-  const names = components(relativeDirectory)
+  const names = components(root, relativeDirectory)
   if (!racefree()) {
     const absolute = path.join(root, ...names)
     if (create) await fs.mkdir(absolute, { recursive: true })
@@ -151,7 +155,7 @@ export const withParent = async <A>(
   create: boolean,
   use: (directory: Directory, name: string) => Promise<A>,
 ): Promise<A> => {
-  const names = components(relative)
+  const names = components(root, relative)
   // The root itself: its own entry in the directory above would leave the root.
   if (names.length === 0) {
     const directory = await openDirectory(root, ".", false)
