@@ -4,13 +4,13 @@
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
-import { constants as fsConstants } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
-import { confine } from "./internal/confine.js"
 import { runCommand } from "./internal/command.js"
-import { describeNonFile as notAFile, replaceFile } from "./internal/replace.js"
+import { confine } from "./internal/confine.js"
+import { openDirectory, openForReading } from "./internal/inside.js"
+import * as Sandbox from "./internal/sandbox.js"
+import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as Tools from "./Tools.js"
 
@@ -32,10 +32,16 @@ export interface Options {
    * The command line passes its own without the provider credentials.
    */
   readonly commandEnv?: Readonly<Record<string, string | undefined>>
+  /**
+   * Whether `run_command` runs commands in a sandbox (see `internal/sandbox`):
+   * `auto` (the default) where one is available, `off`, or `require` (a
+   * command fails where none is).
+   */
+  readonly sandbox?: SandboxMode
 }
 
-const failed = (tool: string) => (error: unknown) =>
-  new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
+const failed = (tool: string) => (error: unknown): PathOutsideCwd | ToolFailed =>
+  error instanceof PathOutsideCwd ? error : new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) })
 
 const PathArg = Schema.String.annotations({ description: "A path relative to the working directory" })
 
@@ -53,7 +59,8 @@ export const readFile = (options: Options = {}): Tools.Tool => {
           try: async () => {
             // Non-blocking: opening a FIFO or a device must not wait (a timed-out open
             // cannot be stopped and would hold one of the few file-system threads).
-            const handle = await fs.open(target.absolute, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
+            // Opened through the checked directory: a link swapped in since is not followed.
+            const handle = await openForReading(target.root, target.relative)
             try {
               const stat = await handle.stat()
               if (!stat.isFile()) throw new Error(notAFile(target.relative, stat))
@@ -84,7 +91,10 @@ export const listFiles = (options: Options = {}): Tools.Tool => {
       Effect.map(confine("list_files", context.cwd, args.path ?? "."), (target) => ({
         run: Effect.tryPromise({
           try: async () => {
-            const entries = await fs.readdir(target.absolute, { withFileTypes: true })
+            const directory = await openDirectory(target.root, target.relative, false)
+            const entries = await fs.readdir(directory.at("."), { withFileTypes: true })
+              .catch((error: unknown) => Promise.reject(directory.explain(error)))
+              .finally(directory.close)
             const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
             const shown = names.slice(0, cap).join("\n")
             return names.length > cap ? `${shown}\n[${names.length - cap} more entries]` : shown
@@ -118,16 +128,34 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
             )
             : Effect.tryPromise({
               try: async () => {
-                await fs.mkdir(path.dirname(now.absolute), { recursive: true })
                 // A temporary renamed over the target: never a write through another
-                // name of the file (a hard link to a file outside the directory).
-                await replaceFile(now.absolute, now.relative, args.content)
+                // name of the file (a hard link to a file outside the directory);
+                // missing directories made inside the ones checked above them.
+                await writeInside(now.root, now.relative, args.content, { createDirectories: true })
                 return `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`
               },
               catch: failed("write_file"),
             })),
       })),
   })
+
+export type SandboxMode = Sandbox.Mode
+
+/** The sandbox `run_command` uses on this machine (`bwrap` looked for on `searchPath`), if one works. */
+export const detectSandbox = (searchPath?: string): Promise<{ readonly name: string } | undefined> => Sandbox.detect(searchPath)
+
+/** `bwrap` is looked for on the PATH commands get. */
+const sandboxFor = (mode: Sandbox.Mode, searchPath: string | undefined): Effect.Effect<Sandbox.Sandbox | undefined, ToolFailed> =>
+  mode === "off" ? Effect.succeed(undefined) : Effect.promise(() => Sandbox.detect(searchPath)).pipe(
+    Effect.filterOrFail(
+      (sandbox) => sandbox !== undefined || mode === "auto",
+      () =>
+        new ToolFailed({
+          tool: "run_command",
+          detail: "commands must run in a sandbox and none works on this machine (install bubblewrap: bwrap on the PATH)",
+        }),
+    ),
+  )
 
 export const runCommandTool = (options: Options = {}): Tools.Tool => {
   const defaultTimeout = options.commandTimeoutMs ?? 120_000
@@ -148,13 +176,17 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
     prepare: (args, context) =>
       Effect.succeed({
         permission: { kind: "command" as const },
-        run: runCommand({
-          command: args.command,
-          cwd: context.cwd,
-          timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
-          outputCapBytes: options.outputCapBytes ?? 32 * 1024,
-          ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
-        }).pipe(
+        run: sandboxFor(options.sandbox ?? "auto", (options.commandEnv ?? process.env).PATH).pipe(
+          Effect.flatMap((sandbox) =>
+            runCommand({
+              command: args.command,
+              cwd: context.cwd,
+              timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
+              outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+              ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
+              ...(sandbox === undefined ? {} : { sandbox }),
+            })
+          ),
           Effect.flatMap((result) =>
             result.exitCode === 0
               ? Effect.succeed(result.output)

@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
+import { confine } from "../src/internal/confine.js"
+import { replaceFile, writeInside } from "../src/internal/replace.js"
 import * as Tools from "../src/Tools.js"
 
 const created: Array<string> = []
@@ -24,7 +26,7 @@ const setup = (options: Builtins.Options = {}) => {
   const call = (name: string, args: unknown) =>
     tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
   const run = (name: string, args: unknown) => Effect.flatMap(call(name, args), (p) => p.run)
-  return { cwd, run }
+  return { cwd, call, run }
 }
 
 describe("confinement", () => {
@@ -121,5 +123,86 @@ describe("write_file and hard links", () => {
       expect(error.message).toBe("write_file failed: dir is not a regular file (it is a directory)")
       expect(fs.readdirSync(cwd)).toEqual(["dir"])
       expect(fs.readdirSync(path.join(cwd, "dir"))).toEqual(["kept.txt"])
+    }))
+})
+
+describe("the session's directory deleted", () => {
+  it.live("run_command and the file tools say the working directory is gone", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.rmSync(cwd, { recursive: true })
+      const gone = `the working directory ${cwd} no longer exists`
+      expect((yield* Effect.flip(run("run_command", { command: "echo hi" }))).message).toBe(`run_command failed: ${gone}`)
+      expect((yield* Effect.flip(run("read_file", { path: "a.txt" }))).message).toBe(`read_file failed: ${gone}`)
+      expect((yield* Effect.flip(run("list_files", {}))).message).toBe(`list_files failed: ${gone}`)
+      expect((yield* Effect.flip(run("write_file", { path: "a.txt", content: "x" }))).message).toBe(`write_file failed: ${gone}`)
+      expect(fs.existsSync(cwd)).toBe(false)
+    }))
+})
+
+describe("a directory swapped for a link to outside between the check and the use", () => {
+  const swap = (cwd: string) => {
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "turnlog-swap-outside-")))
+    created.push(outside)
+    fs.writeFileSync(path.join(outside, "file.txt"), "OUTSIDE")
+    fs.renameSync(path.join(cwd, "sub"), path.join(cwd, "sub.real"))
+    fs.symlinkSync(outside, path.join(cwd, "sub"))
+    return outside
+  }
+
+  it.effect("read_file and list_files, checked when prepared, refuse it when they run", () =>
+    Effect.gen(function*() {
+      const { cwd, call } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "file.txt"), "inside")
+      const read = yield* call("read_file", { path: "sub/file.txt" })
+      const list = yield* call("list_files", { path: "sub" })
+      swap(cwd)
+      expect((yield* Effect.flip(read.run)).message).toBe(
+        `path "sub/file.txt" is outside the session directory ${cwd} (sub was replaced by a symbolic link while the tool ran)`,
+      )
+      expect((yield* Effect.flip(list.run)).message).toBe(
+        `path "sub" is outside the session directory ${cwd} (sub was replaced by a symbolic link while the tool ran)`,
+      )
+    }))
+
+  it.effect("replaceFile (the writer other tools share), given a confined path, never writes through the link", () =>
+    Effect.gen(function*() {
+      const { cwd } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "file.txt"), "inside")
+      const target = yield* confine("edit_file", cwd, "sub/file.txt")
+      yield* Effect.promise(() => replaceFile(target.absolute, target.relative, "edited"))
+      expect(fs.readFileSync(path.join(cwd, "sub", "file.txt"), "utf8")).toBe("edited")
+      const outside = swap(cwd)
+      const error = yield* Effect.flip(Effect.tryPromise(() => replaceFile(target.absolute, target.relative, "escaped")))
+      expect(String(error.cause)).toContain("sub was replaced by a symbolic link while the tool ran")
+      // Given a path that climbs out (never what confine gives), the writer refuses it.
+      const climbing = path.join("..", path.basename(outside), "file.txt")
+      const refused = yield* Effect.flip(Effect.tryPromise(() => writeInside(cwd, climbing, "x")))
+      expect(String(refused.cause)).toBe(`PathOutsideCwd: path "${climbing}" is outside the session directory ${cwd}`)
+      expect(fs.readdirSync(outside)).toEqual(["file.txt"])
+      expect(fs.readFileSync(path.join(outside, "file.txt"), "utf8")).toBe("OUTSIDE")
+    }))
+})
+
+describe("a failed file call names the path it was given", () => {
+  it.effect("a missing file, a missing directory, a file that is no directory", () =>
+    Effect.gen(function*() {
+      const { cwd, run } = setup()
+      fs.mkdirSync(path.join(cwd, "sub"))
+      fs.writeFileSync(path.join(cwd, "sub", "a.txt"), "a")
+      const message = (name: string, args: unknown) => Effect.map(Effect.flip(run(name, args)), (e) => e.message)
+      expect(yield* message("read_file", { path: "sub/nope.txt" })).toBe(
+        "read_file failed: ENOENT: no such file or directory, open 'sub/nope.txt'",
+      )
+      expect(yield* message("read_file", { path: "nope.txt" })).toBe("read_file failed: ENOENT: no such file or directory, open 'nope.txt'")
+      expect(yield* message("read_file", { path: "gone/deeper/nope.txt" })).toBe(
+        "read_file failed: ENOENT: no such file or directory, open 'gone'",
+      )
+      expect(yield* message("list_files", { path: "sub/a.txt" })).toBe("list_files failed: sub/a.txt is not a directory")
+      expect(yield* message("write_file", { path: "sub/a.txt/b.txt", content: "x" })).toBe(
+        "write_file failed: sub/a.txt is not a directory",
+      )
     }))
 })

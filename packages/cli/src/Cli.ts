@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { UsageError } from "./CliError.js"
+import * as EnvironmentBlock from "./EnvironmentBlock.js"
 import * as Secrets from "./Secrets.js"
 import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
 import { VERSION } from "./Version.js"
@@ -30,9 +31,17 @@ const globals = {
 const root = Command.make("turnlog", globals, () =>
   new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import or demo (see turnlog --help)" }))
 
-// From here on no credential value reaches stdout or stderr (see `Secrets`).
+// From here on no credential value reaches stdout or stderr (see `Secrets`), and
+// none is left in this process's environment block for a command to read
+// through /proc (see `EnvironmentBlock`).
 const settings = Effect.flatMap(root, (flags) => resolveSettings(flags)).pipe(
-  Effect.tap((s) => Effect.sync(() => Secrets.guardOutput(Secrets.of(s).redactor))),
+  Effect.tap((s) =>
+    Effect.sync(() => {
+      const secrets = Secrets.of(s)
+      Secrets.guardOutput(secrets.redactor)
+      EnvironmentBlock.scrub(secrets.names)
+    })
+  ),
 )
 
 // Each command's module loads when it runs: a command pays only for what it uses

@@ -38,8 +38,9 @@ export const storeLayer = (settings: Settings, program?: string): Layer.Layer<Se
     )),
   )
 
-/** The built-in tools; commands run without the provider credentials (see `Secrets`). */
-export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> => Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv })
+/** The built-in tools; commands run without the provider credentials (see `Secrets`), in a sandbox where one works. */
+export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> =>
+  Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
 
 /**
  * The store for commands that only read (`sessions`, `show`, `doctor`): where

@@ -102,7 +102,12 @@ export interface Settings {
   readonly config: ConfigFile
   /** An absolute scripted-model file from `TURNLOG_SCRIPTED_MODEL` or the config. */
   readonly scriptedModel?: string
+  /** `TURNLOG_SANDBOX`: whether commands run in a sandbox (default `auto`, see `Builtins.Options`). */
+  readonly sandbox?: SandboxMode
 }
+
+export const SANDBOX_MODES = ["auto", "off", "require"] as const
+export type SandboxMode = typeof SANDBOX_MODES[number]
 
 export type Environment = Readonly<Record<string, string | undefined>>
 
@@ -115,19 +120,40 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
   clipQuoted(issue.path.length === 0 ? issue.message : `${issue.path.map((p) => clip(String(p))).join(".")}: ${issue.message}`)
 
-/** What the pi-ai layer would only find at the first request: a provider's baseUrl that is no http(s) URL. */
+/**
+ * What the pi-ai layer would only find at the first request: a provider's
+ * baseUrl that is no http(s) URL. And one carrying a user name or password,
+ * refused without echoing it: a URL is printed and logged as it is (in
+ * failures, in `request/start`), a credential must not be.
+ */
 const badBaseUrls = (providers: unknown): Array<string> => {
   if (typeof providers !== "object" || providers === null) return []
   const issues: Array<string> = []
   for (const [name, provider] of Object.entries(providers)) {
     if (typeof provider !== "object" || provider === null || !("baseUrl" in provider)) continue
     const url = provider.baseUrl
+    if (typeof url === "string" && hasCredentials(url)) {
+      issues.push(`providers.${clip(name)}.baseUrl: ${CREDENTIALS_IN_URL}`)
+      continue
+    }
     if (typeof url === "string" && isHttpUrl(url)) continue
     issues.push(clipQuoted(
       `providers.${clip(name)}.baseUrl: expected an http:// or https:// URL, got ${JSON.stringify(url) ?? String(url)}`,
     ))
   }
   return issues
+}
+
+const CREDENTIALS_IN_URL =
+  "a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names"
+
+const hasCredentials = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.username !== "" || url.password !== ""
+  } catch {
+    return false
+  }
 }
 
 const isHttpUrl = (text: string): boolean => {
@@ -214,9 +240,14 @@ export const resolveSettings = (
         message: "the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config (postgres://user@host:5432/database)",
       })
     }
+    const sandbox = nonEmpty(env.TURNLOG_SANDBOX)
+    if (sandbox !== undefined && !(SANDBOX_MODES as ReadonlyArray<string>).includes(sandbox)) {
+      return yield* new UsageError({ message: `TURNLOG_SANDBOX must be auto, off or require, not ${clipQuoted(JSON.stringify(sandbox))}` })
+    }
     return {
       home,
       store,
+      ...(sandbox === undefined ? {} : { sandbox: sandbox as SandboxMode }),
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       config,
       ...(configFile === undefined ? {} : { configFile }),

@@ -70,6 +70,14 @@ describe("resolveSettings", () => {
     expect(Either.isLeft(bad) && bad.left.message).toContain(`config file ${join(home, "config.json")}: store: expected "jsonl", "sqlite" or "postgres" (keys:`)
   })
 
+  it("reads TURNLOG_SANDBOX, and refuses a value it does not know", async () => {
+    const off = await Effect.runPromise(resolveSettings(none, { TURNLOG_SANDBOX: "off" }, "/"))
+    expect(off.sandbox).toBe("off")
+    expect("sandbox" in (await Effect.runPromise(resolveSettings(none, {}, "/")))).toBe(false)
+    const bad = await Effect.runPromise(Effect.either(resolveSettings(none, { TURNLOG_SANDBOX: "strict" }, "/")))
+    expect(Either.isLeft(bad) && bad.left.message).toBe('TURNLOG_SANDBOX must be auto, off or require, not "strict"')
+  })
+
   it("refuses a TURNLOG_CONFIG that does not exist, naming where it came from", async () => {
     const result = await Effect.runPromise(Effect.either(resolveSettings(none, { TURNLOG_CONFIG: "/nope.json" }, "/")))
     expect(Either.isLeft(result) && result.left.message).toBe("config file /nope.json (from TURNLOG_CONFIG) does not exist")
@@ -172,5 +180,24 @@ describe("the idleReleaseSeconds setting", () => {
     expect(message(`{"idleReleaseSeconds":0}`)).toBe(`config file /c.json: idleReleaseSeconds: expected a positive integer ${KEYS}`)
     expect(message(`{"idleReleaseSeconds":1.5}`)).toBe(`config file /c.json: idleReleaseSeconds: expected a positive integer ${KEYS}`)
     expect(message(`{"idleReleaseSeconds":"120"}`)).toBe(`config file /c.json: idleReleaseSeconds: Expected number, actual "120" ${KEYS}`)
+  })
+})
+
+describe("a provider's baseUrl", () => {
+  const message = (baseUrl: string) =>
+    Either.match(
+      decodeConfig("/c.json", JSON.stringify({ providers: { local: { api: "openai-completions", baseUrl, apiKeyEnv: "K", models: [] } } })),
+      { onLeft: (e) => e.message, onRight: () => "ok" },
+    )
+  it.each(["https://user:hunter2@proxy.example/v1", "http://token@127.0.0.1:8080/v1", "https://:hunter2@proxy.example/v1"])(
+    "with credentials (%s) is refused in one sentence that does not repeat it",
+    (url) => {
+      expect(message(url)).toBe(
+        "config file /c.json: providers.local.baseUrl: a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names",
+      )
+    },
+  )
+  it("without credentials is accepted", () => {
+    expect(message("https://proxy.example/v1")).toBe("ok")
   })
 })

@@ -54,9 +54,19 @@ export const CustomModel = Schema.Struct({
   reasoning: Schema.optionalWith(Schema.Boolean, { exact: true }),
 })
 
+// A user name or password in the URL would travel wherever the URL is shown or logged.
+const BaseUrl = NonEmpty.pipe(Schema.filter((text) => {
+  try {
+    const url = new URL(text)
+    return url.username === "" && url.password === ""
+  } catch {
+    return true
+  }
+}, { message: () => "a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names" }))
+
 export const CustomProvider = Schema.Struct({
   api: CustomApi,
-  baseUrl: NonEmpty,
+  baseUrl: BaseUrl,
   apiKeyEnv: NonEmpty,
   models: Schema.Array(CustomModel),
 })

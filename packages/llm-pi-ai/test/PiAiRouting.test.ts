@@ -31,12 +31,17 @@ describe("PiAiRouting.decodeConfig", () => {
     [{ providers: { local: { ...config.providers.local, models: [{ id: "x", maxTokens: 1.5 }] } } }, "providers.local.models.0.maxTokens: expected a positive integer"],
     [{ providers: { "a/b": config.providers.local } }, "providers.a/b: is unexpected"],
     [{ providers: { local: { ...config.providers.local, apiKey: "sk-inline" } } }, "providers.local.apiKey:"],
+    [
+      { providers: { local: { ...config.providers.local, baseUrl: "https://me:hunter2@proxy.example/v1" } } },
+      "providers.local.baseUrl: a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names",
+    ],
   ])("a bad field is named: %#", (input, fragment) => {
     const result = PiAiRouting.decodeConfig(input)
     expect(Either.isLeft(result)).toBe(true)
     if (Either.isLeft(result)) {
       expect(result.left._tag).toBe("PiAiConfigError")
       expect(result.left.message).toContain(fragment)
+      expect(result.left.message).not.toContain("hunter2")
     }
   })
 })

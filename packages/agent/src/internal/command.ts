@@ -4,11 +4,14 @@
  * started, not just the shell. Output (stdout and stderr interleaved, as a
  * terminal would show them) is kept up to a cap; what is cut is counted. The
  * command ends when the shell exits: a job it started in the background keeps
- * running, and is not waited for.
+ * running, and is not waited for (in a sandbox it ends with the command: see
+ * `sandbox`).
  */
 import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import { Duration, Effect } from "effect"
 import { ToolFailed, ToolTimeout } from "../ToolError.js"
+import type { Sandbox } from "./sandbox.js"
 
 export interface CommandOptions {
   readonly command: string
@@ -17,6 +20,8 @@ export interface CommandOptions {
   readonly outputCapBytes: number
   /** The command's whole environment (default: this process's). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Where the shell runs (default: directly, as this process's child). */
+  readonly sandbox?: Sandbox
 }
 
 export interface CommandResult {
@@ -57,10 +62,27 @@ const killGroup = (pid: number | undefined) => {
   }
 }
 
+/** Why `cwd` cannot be a command's working directory, or undefined when it can. */
+export const missingDirectory = (cwd: string): string | undefined => {
+  try {
+    return fs.statSync(cwd).isDirectory() ? undefined : `the working directory ${cwd} is not a directory`
+  } catch {
+    return `the working directory ${cwd} no longer exists`
+  }
+}
+
 export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult, ToolFailed | ToolTimeout> => {
   const output = new Output(options.outputCapBytes)
   const run = Effect.async<CommandResult, ToolFailed>((resume) => {
-    const child = spawn("/bin/sh", ["-c", options.command], {
+    // Without this, a deleted directory is reported as the shell missing (`spawn /bin/sh ENOENT`).
+    const gone = missingDirectory(options.cwd)
+    if (gone !== undefined) {
+      resume(Effect.fail(new ToolFailed({ tool: "run_command", detail: gone })))
+      return
+    }
+    const { file, args } = options.sandbox?.wrap(options.command, options.cwd) ??
+      { file: "/bin/sh", args: ["-c", options.command] }
+    const child = spawn(file, args, {
       cwd: options.cwd,
       ...(options.env === undefined ? {} : { env: { ...options.env } }),
       detached: true,
@@ -74,7 +96,9 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
     }
     child.stdout.on("data", (chunk: Buffer) => output.add(chunk))
     child.stderr.on("data", (chunk: Buffer) => output.add(chunk))
-    child.once("error", (error) => settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: error.message }))))
+    child.once("error", (error) =>
+      settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: missingDirectory(options.cwd) ?? error.message })))
+    )
     // The command is done when the shell exits. A job it left in the background
     // may hold the output pipes open: what is already written is read for a
     // moment more, then the pipes are let go (the job keeps running).

@@ -4,6 +4,10 @@
  * (for a path that does not exist yet, through its deepest existing ancestor),
  * so a link pointing out of the directory is caught, and a dangling link —
  * which a write would follow to wherever it points — is refused.
+ *
+ * The tools then open what was checked through `inside` (`root` and
+ * `relative`), never through `absolute` again: a path is looked up anew by
+ * every system call, and the tree may change between the check and the use.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -11,6 +15,8 @@ import { Effect } from "effect"
 import { PathOutsideCwd, ToolFailed } from "../ToolError.js"
 
 export interface Confined {
+  /** The session's directory as a real path (no link on it). */
+  readonly root: string
   /** The resolved absolute path to operate on. */
   readonly absolute: string
   /** The path relative to the working directory, for messages ("." for the directory itself). */
@@ -30,7 +36,13 @@ const isInside = (root: string, candidate: string): boolean => {
 export const confine = (tool: string, cwd: string, requested: string): Effect.Effect<Confined, PathOutsideCwd | ToolFailed> =>
   Effect.tryPromise({
     try: async (): Promise<Confined | PathOutsideCwd> => {
-      const root = await fs.realpath(cwd)
+      let root: string
+      try {
+        root = await fs.realpath(cwd)
+      } catch (error) {
+        if (errorCode(error) === "ENOENT") throw new Error(`the working directory ${cwd} no longer exists`)
+        throw error
+      }
       const target = path.resolve(root, requested)
       let existing = target
       const missing: Array<string> = []
@@ -63,7 +75,7 @@ export const confine = (tool: string, cwd: string, requested: string): Effect.Ef
           ...(absolute !== target ? { detail: `it resolves to ${absolute}` } : {}),
         })
       }
-      return { absolute, relative: path.relative(root, absolute) || ".", exists: missing.length === 0 }
+      return { root, absolute, relative: path.relative(root, absolute) || ".", exists: missing.length === 0 }
     },
     catch: (error) => new ToolFailed({ tool, detail: error instanceof Error ? error.message : String(error) }),
   }).pipe(Effect.flatMap((r) => (r instanceof PathOutsideCwd ? Effect.fail(r) : Effect.succeed(r))))
