@@ -6,7 +6,7 @@
  * when the request was interrupted), without replay state. Interrupting the
  * stream aborts the underlying request.
  */
-import { Context, type Stream } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { Message, SessionId, StreamChunk } from "@turnlog/protocol"
 
 /** A tool as the model sees it: a name, a description, JSON-Schema parameters. */
@@ -54,6 +54,16 @@ export interface Service {
    * model facts (a scripted one) leaves it out: the loop then never compacts.
    */
   readonly modelInfo?: (provider: string, model: string) => ModelInfo | undefined
+  /**
+   * The answer budget this adapter will put on the wire for `request`: its
+   * `maxTokens` (else the model's), less what the adapter or its provider
+   * library takes away to keep the request inside the context window. The
+   * loop compacts when it falls below what an answer should get, so the loop
+   * and the wire decide with the same arithmetic. Undefined when the adapter
+   * cannot tell (no route); an adapter without it leaves the loop to its own
+   * estimate.
+   */
+  readonly answerRoom?: (request: LlmRequest) => Effect.Effect<number | undefined>
 }
 
 export class LlmAdapter extends Context.Tag("@turnlog/llm/LlmAdapter")<LlmAdapter, Service>() {}

@@ -28,6 +28,8 @@ export const adapter = (redactor: Redaction.Redactor, inner: Service): Service =
   Redaction.isEmpty(redactor) ? inner : {
     // What the model is (its window) carries no secret: passed on as the inner adapter says.
     ...(inner.modelInfo === undefined ? {} : { modelInfo: inner.modelInfo }),
+    // Measured on the request as it is sent: redacted.
+    ...(inner.answerRoom === undefined ? {} : { answerRoom: (value: LlmRequest) => inner.answerRoom!(request(redactor, value)) }),
     stream: (value) =>
       Stream.suspend(() => {
         const chunks = Redaction.chunks(redactor)
