@@ -14,7 +14,7 @@ import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import { type Failure, FailureCode, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
@@ -95,6 +95,18 @@ const endInterrupted = (deps: Deps, state: Assembler.State) =>
     const blocks = Assembler.interrupted(state)
     if (blocks.length > 0) yield* deps.writer.log([Events.interruptedMessage(deps.journal.route, blocks)])
     return yield* end(deps, "cancelled")
+  })
+
+/**
+ * Keeps the text and reasoning of an answer cut at the size limit (its own
+ * bound), then ends the turn with the failure saying so. Never retried: the
+ * same request would stream the same answer.
+ */
+const endTooLarge = (deps: Deps, state: Assembler.State, finish: FinishReason) =>
+  Effect.gen(function*() {
+    const blocks = Assembler.interrupted(state)
+    if (blocks.length > 0) yield* deps.writer.log([Events.interruptedMessage(deps.journal.route, blocks, finish)])
+    return yield* end(deps, "error", finish.kind === "error" ? finish.failure : undefined)
   })
 
 /**
@@ -200,6 +212,9 @@ const attempt = (
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
+    if (finish.kind === "error" && finish.failure.code === Attempt.ANSWER_TOO_LARGE) {
+      return yield* endTooLarge(deps, streamed.state, finish)
+    }
     if (finish.kind === "error" || finish.kind === "aborted") {
       const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, prepared.right, recovered, attemptNumber)
       switch (next) {
