@@ -111,15 +111,19 @@ export const make = (config: unknown, options: Options = {}) =>
         (assistants) => toContext(request, assistants),
       )
 
+    /** The route's credential, or the failure saying what to set. */
+    const credentialOf = (route: Routing.Route) =>
+      Effect.tryPromise({
+        try: (signal) => router.credential(route, signal),
+        catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
+      }).pipe(Effect.catchAll((failure) => Effect.succeed(Either.left(failure))))
+
     /** The route, credential and native history of a request, or the failure that stops it before any HTTP call. */
     const prepare = (request: LlmRequest): Effect.Effect<Either.Either<Prepared, Failure>> =>
       Effect.gen(function*() {
         const route = router.resolve(request.provider, request.model)
         if (Either.isLeft(route)) return Either.left(route.left)
-        const credential = yield* Effect.tryPromise({
-          try: (signal) => router.credential(route.right, signal),
-          catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
-        }).pipe(Effect.catchAll((failure) => Effect.succeed(Either.left(failure))))
+        const credential = yield* credentialOf(route.right)
         if (Either.isLeft(credential)) return Either.left(credential.left)
         const context = yield* contextOf(request, route.right)
         return Either.right({ route: route.right, secret: credential.right.secret, context })
@@ -187,7 +191,16 @@ export const make = (config: unknown, options: Options = {}) =>
           clampMaxTokensToContext(model, normalizeContext(context), request.maxTokens ?? model.maxTokens))
       })
 
-    return { stream, modelInfo, answerRoom } satisfies Service
+    /** No route, or no credential for it: what the first request would fail with, found without sending one. */
+    const unavailable = (provider: string, model: string): Effect.Effect<Failure | undefined> =>
+      Effect.suspend(() => {
+        const route = router.resolve(provider, model)
+        if (Either.isLeft(route)) return Effect.succeed(route.left)
+        return Effect.map(credentialOf(route.right), (credential) =>
+          Either.isLeft(credential) ? credential.left : undefined)
+      })
+
+    return { stream, modelInfo, answerRoom, unavailable } satisfies Service
   })
 
 /** `LlmAdapter` over pi-ai; `config` is `{ providers: { <id>: { api, baseUrl, apiKeyEnv, models } } }`. */

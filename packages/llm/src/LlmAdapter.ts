@@ -7,7 +7,7 @@
  * stream aborts the underlying request.
  */
 import { Context, type Effect, type Stream } from "effect"
-import type { Message, SessionId, StreamChunk } from "@turnlog/protocol"
+import type { Failure, Message, SessionId, StreamChunk } from "@turnlog/protocol"
 
 /** A tool as the model sees it: a name, a description, JSON-Schema parameters. */
 export interface ToolSpec {
@@ -64,6 +64,13 @@ export interface Service {
    * estimate.
    */
   readonly answerRoom?: (request: LlmRequest) => Effect.Effect<number | undefined>
+  /**
+   * Why no request on a route can be sent, found before any is: a route the
+   * adapter does not know, a credential that is not set. Undefined when
+   * requests can be sent. The loop asks before it stores a new session, so a
+   * session that could never get an answer is not created.
+   */
+  readonly unavailable?: (provider: string, model: string) => Effect.Effect<Failure | undefined>
 }
 
 export class LlmAdapter extends Context.Tag("@turnlog/llm/LlmAdapter")<LlmAdapter, Service>() {}
