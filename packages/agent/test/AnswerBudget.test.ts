@@ -2,12 +2,13 @@
 // max_tokens, as a real one does (the loopback, speaking each wire format, cuts
 // a longer answer and finishes at the output limit): the loop compacts before
 // pi-ai would clamp the answer budget below the model's maxTokens, so every
-// answer arrives whole and every summary request gets its own full budget.
+// answer arrives whole and every summary request gets its own full budget,
+// also when a long history is summarised in parts.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ReplayDiagnostics } from "@turnlog/llm"
 import { PiAiAdapter } from "@turnlog/llm-pi-ai"
-import { SessionLog } from "@turnlog/protocol"
+import { MessageId, SessionLog } from "@turnlog/protocol"
 import { Memory } from "@turnlog/store"
 import { Loopback, OutputLimit } from "@turnlog/testkit"
 import type { AgentUpdate } from "../src/AgentLoop.js"
@@ -81,5 +82,48 @@ describe.each(APIS)("over the %s wire, a provider holding answers to max_tokens"
       const compactions = events.filter((e): e is SessionLog.EventOf<"context/compaction"> => e.type === "context/compaction")
       expect(compactions.length).toBe(summaries.length)
       for (const c of compactions) expect(c.data.tokensAfter).toBeLessThan(c.data.tokensBefore)
+    }))
+})
+
+describe("a long history compacted at once", () => {
+  it.scopedLive("is summarised in parts small enough that each summary request gets its full answer budget", () =>
+    Effect.gen(function*() {
+      const api: Api = "openai-completions"
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => Loopback.start({ honourMaxTokens: true })),
+        (s) => Effect.promise(() => s.close()),
+      )
+      const h = yield* setup([], { llm: layerFor(server), store: Memory.layerMemory, config: { model: modelOf(api) } })
+      // Twelve turns of 1,000-token prompts and answers written by an earlier build: far more than one window.
+      const id = yield* h.store.create({ cwd: h.cwd })
+      const message = (role: "user" | "assistant", n: number) => ({
+        id: MessageId.make(`m_${role}${n}`),
+        role,
+        content: [{ type: "text" as const, text: `${role} ${n}. ${words(`${role[0]}${n}`, 1_000)}` }],
+        source: role === "user" ? { kind: "user" as const } : { kind: "model" as const, provider: providerOf(api), model: MODEL_ID },
+      })
+      const turns: Array<SessionLog.EventInput> = []
+      for (let n = 1; n <= 12; n++) {
+        turns.push(
+          { type: "turn/start", data: {} },
+          { type: "user/message", data: { message: message("user", n) } },
+          { type: "request/start", data: { provider: providerOf(api), model: MODEL_ID } },
+          { type: "assistant/message", data: { message: message("assistant", n), finish: { kind: "stop" } } },
+          { type: "turn/end", data: { reason: "completed" } },
+        )
+      }
+      yield* h.store.append(id, SessionLog.stamp(1, turns))
+      yield* h.store.flush(id)
+      yield* h.store.release(id)
+      for (let n = 1; n <= 6; n++) server.enqueue({ blocks: [{ type: "text", text: `Summary ${n}.` }] })
+
+      const compacted = yield* h.loop.compact(id)
+      expect(compacted._tag).toBe("compacted")
+      const asked = server.requests().map((r) => OutputLimit.requested(r.body))
+      expect(asked.length).toBeGreaterThanOrEqual(2)
+      expect(asked).toEqual(asked.map(() => SUMMARY_TOKENS))
+      const events = yield* h.events(id)
+      const compaction = events.find((e) => e.type === "context/compaction")!
+      expect(compaction.data).toMatchObject({ summary: `Summary ${asked.length}.` })
     }))
 })
