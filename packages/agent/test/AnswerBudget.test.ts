@@ -127,3 +127,29 @@ describe("a long history compacted at once", () => {
       expect(compaction.data).toMatchObject({ summary: `Summary ${asked.length}.` })
     }))
 })
+
+describe("a keepRecentTokens that would leave the next answer short", () => {
+  it.scopedLive("is kept to less: the request after each compaction still gets its full answer budget", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => Loopback.start({ honourMaxTokens: true })),
+        (s) => Effect.promise(() => s.close()),
+      )
+      const h = yield* setup([], {
+        llm: layerFor(server),
+        store: Memory.layerMemory,
+        // Kept verbatim, 8,000 tokens and a summary leave pi-ai less than 4,096 for the answer.
+        config: { model: modelOf("anthropic-messages"), compaction: { keepRecentTokens: 8_000 } },
+      })
+      let queued = 0
+      for (let n = 1; n <= 8; n++) {
+        while (server.pending() < 2) server.enqueue({ blocks: [{ type: "text", text: replyText(++queued) }] })
+        const updates = yield* h.prompt(`Question ${n}. ${words(`q${n}`, 1_000)}`)
+        expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      }
+      const asked = server.requests().filter((r) => !isSummaryRequest(r.body)).map((r) => OutputLimit.requested(r.body))
+      expect(asked).toEqual(Array(8).fill(MAX_TOKENS))
+      const events = yield* h.events()
+      expect(events.filter((e) => e.type === "context/compaction").length).toBeGreaterThanOrEqual(2)
+    }))
+})
