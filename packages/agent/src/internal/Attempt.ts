@@ -9,6 +9,7 @@ import { Assembler } from "@turnlog/assembler"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { StreamChunk } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as AnswerLimit from "./AnswerLimit.js"
 import type { TurnDeps } from "./TurnContext.js"
 
 /** What one attempt streamed. */
@@ -62,76 +63,6 @@ export const stalled = (provider: string, idleTimeoutMs: number): StreamChunk =>
   },
 })
 
-export const ANSWER_TOO_LARGE = "ANSWER_TOO_LARGE"
-
-/** The characters a chunk adds to the answer. */
-const sizeOf = (chunk: StreamChunk): number => {
-  switch (chunk.type) {
-    case "text-delta":
-    case "reasoning-delta":
-      return chunk.text.length
-    case "tool-call-delta":
-      return chunk.argumentsDelta.length
-    case "block-start":
-    case "block-end":
-    case "usage":
-    case "finish":
-      return 0
-  }
-}
-
-/** A delta cut to its first `chars` characters. */
-const cutTo = (chunk: StreamChunk, chars: number): StreamChunk => {
-  switch (chunk.type) {
-    case "text-delta":
-    case "reasoning-delta":
-      return { ...chunk, text: chunk.text.slice(0, chars) }
-    case "tool-call-delta":
-      return { ...chunk, argumentsDelta: chunk.argumentsDelta.slice(0, chars) }
-    default:
-      return chunk
-  }
-}
-
-/** The finish of an answer that streamed past `limit` characters. */
-export const tooLarge = (route: { readonly provider: string; readonly model: string }, limit: number): StreamChunk => ({
-  type: "finish",
-  reason: {
-    kind: "error",
-    failure: {
-      code: ANSWER_TOO_LARGE,
-      message: `the answer from ${route.provider}/${route.model} was too large: it passed ${limit} characters, ` +
-        `so the request was abandoned and its first ${limit} characters were kept`,
-    },
-  },
-})
-
-/**
- * The stream held to `limit` characters of answer: the delta that passes it
- * is cut there and followed by a `tooLarge` finish, which ends the stream
- * (closing it aborts the request). Nothing past the limit is logged, shown or
- * assembled, so no string the answer makes grows without bound.
- */
-const bounded = (deps: TurnDeps) => (stream: Stream.Stream<StreamChunk>): Stream.Stream<StreamChunk> =>
-  Stream.suspend(() => {
-    const limit = deps.config.maxAnswerChars
-    let size = 0
-    return stream.pipe(
-      Stream.mapConcat((chunk): ReadonlyArray<StreamChunk> => {
-        const added = sizeOf(chunk)
-        if (size + added <= limit) {
-          size += added
-          return [chunk]
-        }
-        const room = limit - size
-        size = limit
-        const end = tooLarge(deps.journal.route, limit)
-        return room > 0 ? [cutTo(chunk, room), end] : [end]
-      }),
-      Stream.takeUntil((chunk) => chunk.type === "finish"),
-    )
-  })
-
 /** Logs a chunk (the raw chunk is the evidence, whatever assembly makes of it), then shows what it shows. */
 const record = (deps: TurnDeps, chunk: StreamChunk, show: boolean): Effect.Effect<void, StoreError.StoreError> =>
   Effect.zipRight(
@@ -146,7 +77,7 @@ const record = (deps: TurnDeps, chunk: StreamChunk, show: boolean): Effect.Effec
 export const chunks = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Stream.Stream<StreamChunk> => {
   const idle = deps.config.streamIdleTimeoutMs
   return deps.adapter.stream(request).pipe(
-    bounded(deps),
+    AnswerLimit.bounded(deps.config.maxAnswerChars, deps.journal.route),
     // Quiet for too long: the request is dropped (closing its stream aborts
     // it) and the attempt ends with a logged failure, like any other.
     Stream.timeoutTo(Duration.millis(idle), Stream.succeed(stalled(deps.journal.route.provider, idle))),

@@ -16,6 +16,7 @@ import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
 import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as AnswerLimit from "./AnswerLimit.js"
 import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
 import * as Compact from "./Compact.js"
@@ -212,7 +213,7 @@ const attempt = (
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
-    if (finish.kind === "error" && finish.failure.code === Attempt.ANSWER_TOO_LARGE) {
+    if (finish.kind === "error" && finish.failure.code === AnswerLimit.ANSWER_TOO_LARGE) {
       return yield* endTooLarge(deps, streamed.state, finish)
     }
     if (finish.kind === "error" || finish.kind === "aborted") {
