@@ -2,7 +2,8 @@
  * One provider attempt: the adapter's chunk stream, each chunk logged and then
  * folded through the assembler, text and reasoning sent on live. The stream
  * ends at the provider's `finish`, at the user's cancel (closing it aborts the
- * HTTP request), or when it stays quiet for too long.
+ * HTTP request), when it stays quiet for too long, or when the answer passes
+ * its size bound (`AnswerLimit`).
  */
 import { Duration, Effect, Stream } from "effect"
 import { Assembler } from "@turnlog/assembler"
