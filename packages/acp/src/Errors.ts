@@ -38,6 +38,8 @@ export const fromAgentError = (error: AgentLoop.AgentError): RequestError => {
       return busy(error.sessionId)
     case "InvalidModel":
       return invalidParams(error.message)
+    case "ModelUnavailable":
+      return new RequestError(-32603, error.message, { failure: error.failure })
     case "SessionLocked":
     case "LeaseLost":
     case "StaleWriter":

@@ -19,7 +19,15 @@ import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
 import * as Journal from "./internal/Journal.js"
 import { type Config, parseModel, turnConfig } from "./internal/LoopConfig.js"
-import { type AgentError, AgentBusy, type Compacted, CompactionFailed, type InvalidModel } from "./internal/LoopErrors.js"
+import {
+  type AgentError,
+  AgentBusy,
+  type Compacted,
+  CompactionFailed,
+  type InvalidModel,
+  ModelUnavailable,
+  oneSentence,
+} from "./internal/LoopErrors.js"
 import * as Table from "./internal/SessionTable.js"
 import * as Turn from "./internal/Turn.js"
 import { Permissions } from "./Permissions.js"
@@ -27,7 +35,14 @@ import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
 export { type CompactionSetting, type Config, parseModel } from "./internal/LoopConfig.js"
-export { type AgentError, AgentBusy, type Compacted, CompactionFailed, InvalidModel } from "./internal/LoopErrors.js"
+export {
+  type AgentError,
+  AgentBusy,
+  type Compacted,
+  CompactionFailed,
+  InvalidModel,
+  ModelUnavailable,
+} from "./internal/LoopErrors.js"
 
 export interface Service {
   /**
@@ -97,6 +112,12 @@ export const make = (config: Config) =>
     const createSession: Service["createSession"] = (options) =>
       Effect.gen(function*() {
         const route = yield* routeFor(options.model)
+        // Before the store makes it: a session whose every turn would fail for a
+        // missing key (or an unknown route) is refused, not left behind empty.
+        const unavailable = adapter.unavailable === undefined
+          ? undefined
+          : yield* adapter.unavailable(route.provider, route.model)
+        if (unavailable !== undefined) return yield* new ModelUnavailable({ ...route, failure: unavailable })
         const cwd = path.resolve(options.cwd)
         const id = yield* store.create({ cwd })
         const journal = yield* Journal.make(id, cwd, route, [])
@@ -245,7 +266,14 @@ export const make = (config: Config) =>
           Effect.map(Effect.exit(store.release(id)), (exit) => [Exit.as(exit, released), Table.without(t, id)] as const))
       }).pipe(Effect.flatten)
 
-    return { createSession, load, prompt, compact, cancel, release } satisfies Service
+    return {
+      createSession: (options) => Effect.mapError(createSession(options), oneSentence),
+      load: (id, options) => Effect.mapError(load(id, options), oneSentence),
+      prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
+      compact: (id) => Effect.mapError(compact(id), oneSentence),
+      cancel,
+      release: (id) => Effect.mapError(release(id), oneSentence),
+    } satisfies Service
   })
 
 export const layer = (config: Config): Layer.Layer<

@@ -12,6 +12,8 @@ export const toCommandError = (error: AgentLoop.AgentError): CommandFailed | Usa
       return new UsageError({ message: error.message })
     case "SessionNotFound":
       return new CommandFailed({ message: `${error.message} (list sessions with: turnlog sessions)` })
+    case "ModelUnavailable":
+      return new CommandFailed({ message: `${error.message} (${error.failure.code}); no session was created` })
     default:
       return new CommandFailed({ message: error.message })
   }

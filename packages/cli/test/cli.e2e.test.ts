@@ -113,17 +113,20 @@ describe.concurrent("without a key", () => {
     expect(withConfig.stderr).toContain(`no provider key is set and the config file ${configured} names no "model". `)
   })
 
-  it("a named model without its key fails with one sentence naming the variable to set", async () => {
+  it("a named model without its key fails with one sentence naming the variable to set, and stores no session", async () => {
+    const home = tempDir("nokey-home")
     const result = await turnlog(["run", "--model", "anthropic/claude-sonnet-4-5", "hello"], {
       cwd: tempDir("nokey-cwd"),
-      env: { TURNLOG_HOME: tempDir("nokey-home") },
+      env: { TURNLOG_HOME: home },
     })
     expect(result.code, result.stderr).toBe(1)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain(
-      "turnlog: the turn failed: no credential for anthropic/claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY (MISSING_CREDENTIAL)",
+      "turnlog: no credential for anthropic/claude-sonnet-4-5: set the environment variable ANTHROPIC_API_KEY (MISSING_CREDENTIAL); no session was created\n",
     )
+    expect(result.stderr).not.toContain("turnlog: session ")
     expect(hasStackTrace(result.stderr)).toBe(false)
+    expect(readdirSync(join(home, "sessions"))).toEqual([])
   })
 
   it("global options are accepted after the command name", async () => {

@@ -27,6 +27,7 @@ export { type Cut, cutPoints, selectCut } from "./internal/cutPoint.js"
 export { summaryMaxTokens, summaryParts, summaryRequest, type SummaryRequest } from "./internal/summarise.js"
 export { cutText, cutToolResults } from "./internal/textCut.js"
 export {
+  CHARS_PER_TOKEN,
   contextTokens,
   type Estimate,
   estimate,

@@ -12,7 +12,8 @@
  * new since the previous one, and a degraded message is reported once
  * (`internal/SessionHistory.ts`).
  */
-import type { AssistantMessage, Context, SimpleStreamOptions } from "@earendil-works/pi-ai"
+import { type AssistantMessage, type Context, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
+import { clampMaxTokensToContext } from "@earendil-works/pi-ai/api/simple-options"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
 import { LlmAdapter, type LlmRequest, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
@@ -95,22 +96,37 @@ export const make = (config: unknown, options: Options = {}) =>
       ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     })
 
+    /**
+     * The pi-ai context of a request on its route. Through the session's memo:
+     * measuring a request before it is sent decodes its history once, and the
+     * request itself then finds it decoded.
+     */
+    const contextOf = (request: LlmRequest, route: Routing.Route): Effect.Effect<Context> =>
+      Effect.map(
+        reconstructorFor(request.sessionId).reconstruct(request.messages, {
+          targetRoute: route.id,
+          ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+          report: diagnostics.report,
+        }, request.historyRevision),
+        (assistants) => toContext(request, assistants),
+      )
+
+    /** The route's credential, or the failure saying what to set. */
+    const credentialOf = (route: Routing.Route) =>
+      Effect.tryPromise({
+        try: (signal) => router.credential(route, signal),
+        catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
+      }).pipe(Effect.catchAll((failure) => Effect.succeed(Either.left(failure))))
+
     /** The route, credential and native history of a request, or the failure that stops it before any HTTP call. */
     const prepare = (request: LlmRequest): Effect.Effect<Either.Either<Prepared, Failure>> =>
       Effect.gen(function*() {
         const route = router.resolve(request.provider, request.model)
         if (Either.isLeft(route)) return Either.left(route.left)
-        const credential = yield* Effect.tryPromise({
-          try: (signal) => router.credential(route.right, signal),
-          catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
-        }).pipe(Effect.catchAll((failure) => Effect.succeed(Either.left(failure))))
+        const credential = yield* credentialOf(route.right)
         if (Either.isLeft(credential)) return Either.left(credential.left)
-        const assistants = yield* reconstructorFor(request.sessionId).reconstruct(request.messages, {
-          targetRoute: route.right.id,
-          ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-          report: diagnostics.report,
-        }, request.historyRevision)
-        return Either.right({ route: route.right, secret: credential.right.secret, context: toContext(request, assistants) })
+        const context = yield* contextOf(request, route.right)
+        return Either.right({ route: route.right, secret: credential.right.secret, context })
       })
 
     /** The provider's response as chunks, ending with its one finish. */
@@ -160,7 +176,31 @@ export const make = (config: unknown, options: Options = {}) =>
         : { contextWindow: route.right.model.contextWindow, maxTokens: route.right.model.maxTokens }
     }
 
-    return { stream, modelInfo } satisfies Service
+    /**
+     * pi-ai's own clamp of the answer budget (`streamSimple` applies it to
+     * every api): the window less its estimate of the input and its safety
+     * margin. Asked of the very context the request is sent as (normalized as
+     * `streamSimple` normalizes it), so the loop and the wire cannot disagree.
+     */
+    const answerRoom = (request: LlmRequest): Effect.Effect<number | undefined> =>
+      Effect.suspend(() => {
+        const route = router.resolve(request.provider, request.model)
+        if (Either.isLeft(route)) return Effect.succeed(undefined)
+        const model = route.right.model
+        return Effect.map(contextOf(request, route.right), (context) =>
+          clampMaxTokensToContext(model, normalizeContext(context), request.maxTokens ?? model.maxTokens))
+      })
+
+    /** No route, or no credential for it: what the first request would fail with, found without sending one. */
+    const unavailable = (provider: string, model: string): Effect.Effect<Failure | undefined> =>
+      Effect.suspend(() => {
+        const route = router.resolve(provider, model)
+        if (Either.isLeft(route)) return Effect.succeed(route.left)
+        return Effect.map(credentialOf(route.right), (credential) =>
+          Either.isLeft(credential) ? credential.left : undefined)
+      })
+
+    return { stream, modelInfo, answerRoom, unavailable } satisfies Service
   })
 
 /** `LlmAdapter` over pi-ai; `config` is `{ providers: { <id>: { api, baseUrl, apiKeyEnv, models } } }`. */

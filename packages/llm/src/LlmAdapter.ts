@@ -6,8 +6,8 @@
  * when the request was interrupted), without replay state. Interrupting the
  * stream aborts the underlying request.
  */
-import { Context, type Stream } from "effect"
-import type { Message, SessionId, StreamChunk } from "@turnlog/protocol"
+import { Context, type Effect, type Stream } from "effect"
+import type { Failure, Message, SessionId, StreamChunk } from "@turnlog/protocol"
 
 /** A tool as the model sees it: a name, a description, JSON-Schema parameters. */
 export interface ToolSpec {
@@ -54,6 +54,23 @@ export interface Service {
    * model facts (a scripted one) leaves it out: the loop then never compacts.
    */
   readonly modelInfo?: (provider: string, model: string) => ModelInfo | undefined
+  /**
+   * The answer budget this adapter will put on the wire for `request`: its
+   * `maxTokens` (else the model's), less what the adapter or its provider
+   * library takes away to keep the request inside the context window. The
+   * loop compacts when it falls below what an answer should get, so the loop
+   * and the wire decide with the same arithmetic. Undefined when the adapter
+   * cannot tell (no route); an adapter without it leaves the loop to its own
+   * estimate.
+   */
+  readonly answerRoom?: (request: LlmRequest) => Effect.Effect<number | undefined>
+  /**
+   * Why no request on a route can be sent, found before any is: a route the
+   * adapter does not know, a credential that is not set. Undefined when
+   * requests can be sent. The loop asks before it stores a new session, so a
+   * session that could never get an answer is not created.
+   */
+  readonly unavailable?: (provider: string, model: string) => Effect.Effect<Failure | undefined>
 }
 
 export class LlmAdapter extends Context.Tag("@turnlog/llm/LlmAdapter")<LlmAdapter, Service>() {}

@@ -28,6 +28,13 @@ export const adapter = (redactor: Redaction.Redactor, inner: Service): Service =
   Redaction.isEmpty(redactor) ? inner : {
     // What the model is (its window) carries no secret: passed on as the inner adapter says.
     ...(inner.modelInfo === undefined ? {} : { modelInfo: inner.modelInfo }),
+    // Measured on the request as it is sent: redacted.
+    ...(inner.answerRoom === undefined ? {} : { answerRoom: (value: LlmRequest) => inner.answerRoom!(request(redactor, value)) }),
+    ...(inner.unavailable === undefined ? {} : {
+      unavailable: (provider: string, model: string) =>
+        Effect.map(inner.unavailable!(provider, model), (failure) =>
+          failure === undefined ? undefined : { ...failure, message: Redaction.text(redactor, failure.message) }),
+    }),
     stream: (value) =>
       Stream.suspend(() => {
         const chunks = Redaction.chunks(redactor)

@@ -23,6 +23,7 @@ import type { AddressInfo } from "node:net"
 import { headerRecord, parseBody, pause, playStream, readBody, send } from "./internal/Http.js"
 import { type MutableRecord, type RecordedRequest } from "./internal/Records.js"
 import * as Records from "./internal/Records.js"
+import * as OutputLimit from "./OutputLimit.js"
 import * as Refusals from "./Refusals.js"
 import { decodeReply, isHttpError, type Reply, type ReplyInput, type StreamReply } from "./Reply.js"
 import * as AnthropicMessages from "./wire/AnthropicMessages.js"
@@ -84,6 +85,13 @@ export interface Options {
   readonly replies?: ReadonlyArray<ReplyInput>
   /** The context window requests are held to (see `Server.setContextWindow`). */
   readonly contextWindow?: number
+  /**
+   * Hold each answer to the request's own answer budget (`max_tokens` or its
+   * wire's spelling), as a real provider does: a longer one is cut and
+   * finishes at the output limit (see `OutputLimit`). Off by default: a
+   * scripted reply is played as written.
+   */
+  readonly honourMaxTokens?: boolean
 }
 
 const CONTROL = "/__loopback/"
@@ -194,7 +202,11 @@ export const start = (options: Options = {}): Promise<Server> => {
       record.status = answer.status
       return send(response, answer)
     }
-    const reply = queue.shift()
+    const queued = queue.shift()
+    const limit = options.honourMaxTokens === true ? OutputLimit.requested(body) : undefined
+    const reply = queued === undefined || isHttpError(queued) || limit === undefined
+      ? queued
+      : OutputLimit.apply(queued, limit)
     if (reply === undefined) {
       const answer = format.error({
         status: 500,

@@ -1,4 +1,5 @@
 export * as Lines from "./Lines.js"
 export * as Loopback from "./Loopback.js"
+export * as OutputLimit from "./OutputLimit.js"
 export * as Processes from "./Processes.js"
 export * as ScenarioRunner from "./ScenarioRunner.js"

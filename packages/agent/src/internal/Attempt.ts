@@ -2,13 +2,15 @@
  * One provider attempt: the adapter's chunk stream, each chunk logged and then
  * folded through the assembler, text and reasoning sent on live. The stream
  * ends at the provider's `finish`, at the user's cancel (closing it aborts the
- * HTTP request), or when it stays quiet for too long.
+ * HTTP request), when it stays quiet for too long, or when the answer passes
+ * its size bound (`AnswerLimit`).
  */
 import { Duration, Effect, Stream } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { StreamChunk } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as AnswerLimit from "./AnswerLimit.js"
 import type { TurnDeps } from "./TurnContext.js"
 
 /** What one attempt streamed. */
@@ -76,6 +78,7 @@ const record = (deps: TurnDeps, chunk: StreamChunk, show: boolean): Effect.Effec
 export const chunks = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Stream.Stream<StreamChunk> => {
   const idle = deps.config.streamIdleTimeoutMs
   return deps.adapter.stream(request).pipe(
+    AnswerLimit.bounded(deps.config.maxAnswerChars, deps.journal.route),
     // Quiet for too long: the request is dropped (closing its stream aborts
     // it) and the attempt ends with a logged failure, like any other.
     Stream.timeoutTo(Duration.millis(idle), Stream.succeed(stalled(deps.journal.route.provider, idle))),

@@ -15,6 +15,7 @@ import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { Failure, SessionLog } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
@@ -86,23 +87,15 @@ export const run = (
   Effect.gen(function*() {
     const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
     const before = estimate(events, b)
-    const cut = Compaction.selectCut(events, b.settings.keepRecentTokens, b.limitChars)
+    const target = yield* AnswerRoom.target(deps, b)
+    const cut = yield* AnswerRoom.cut(deps, b, target, events)
     if (cut === undefined) return Either.right({ _tag: "nothing-to-cut", tokens: before.tokens } as const)
-    const { contextWindow, maxTokens } = b.info
-    const parts = Compaction.summaryParts(cut, contextWindow, b.settings.reserveTokens)
+    const { contextWindow } = b.info
+    const parts = yield* AnswerRoom.parts(deps, b, target, cut)
     let summary = cut.previousSummary
     let attempt = 0
     for (const part of parts) {
-      const asked = Compaction.summaryRequest(part, summary, b.settings.reserveTokens)
-      // No session id: the summary's one-message history must not replace the
-      // adapter's memo of the conversation.
-      const request: LlmAdapter.LlmRequest = {
-        provider: deps.journal.route.provider,
-        model: deps.journal.route.model,
-        system: asked.system,
-        messages: asked.messages,
-        maxTokens: Math.min(asked.maxTokens, maxTokens),
-      }
+      const request = AnswerRoom.summaryRequest(deps, b, part, summary)
       yield* deps.writer.log([Events.summaryRequestStart(deps.journal.route, step, ++attempt)])
       yield* deps.writer.flush
       const streamed = yield* Attempt.run(deps, request, false)

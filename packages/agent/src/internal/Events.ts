@@ -61,10 +61,11 @@ export const assistantMessage = (route: Route, result: Assembler.Assembled): Inp
 const CANCELLED: Failure = { code: "CANCELLED", message: "the turn was cancelled" }
 const ABORTED: FinishReason = { kind: "aborted", failure: CANCELLED }
 
-/** What the user saw of a response the cancel cut off. */
+/** What the user saw of a response the cancel (or `finish`, another cut) cut off. */
 export const interruptedMessage = (
   route: Route,
   blocks: ReadonlyArray<AssistantBlock>,
+  finish: FinishReason = ABORTED,
 ): Input<"assistant/message"> => ({
   type: "assistant/message",
   data: {
@@ -75,7 +76,7 @@ export const interruptedMessage = (
       // No replay state: a response cut off mid-stream has no native form to restore.
       source: { kind: "model", provider: route.provider, model: route.model },
     },
-    finish: ABORTED,
+    finish,
     interrupted: true,
   },
 })

@@ -16,6 +16,12 @@ export interface Config {
   /** Quiet time after which a provider stream is abandoned as a transient `TIMEOUT` (default 600000). */
   readonly streamIdleTimeoutMs?: number
   /**
+   * Characters an answer may stream (text, reasoning and tool-call arguments
+   * together) before the request is abandoned and the turn ends with
+   * `ANSWER_TOO_LARGE`, keeping what came before (default 16,777,216).
+   */
+  readonly maxAnswerChars?: number
+  /**
    * `{ enabled, reserveTokens, keepRecentTokens, toolResultShare }`, each
    * optional (the defaults scale with the model's window); checked against the
    * model's window before each request, refused with a sentence naming the field.
@@ -52,6 +58,10 @@ export const turnConfig = (config: Config): TurnConfig => ({
   // longer than the HTTP client's own five minutes without a byte; this
   // catches what that does not, a connection kept alive that never delivers.
   streamIdleTimeoutMs: config.streamIdleTimeoutMs ?? 600_000,
+  // Far above any model's output limit (a few hundred thousand characters),
+  // and low enough that the answer, its raw chunks and their JSON stay well
+  // within what one string and one write can hold.
+  maxAnswerChars: config.maxAnswerChars ?? 16 * 1024 * 1024,
   retry: {
     maxRetries: config.retry?.maxRetries ?? 3,
     baseDelayMs: config.retry?.baseDelayMs ?? 1000,

@@ -1,8 +1,19 @@
 /** The agent loop's own failures, besides the store's (re-exported by `AgentLoop`). */
 import { Data } from "effect"
-import type { SessionId } from "@turnlog/protocol"
+import type { Failure, SessionId } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import type * as Compact from "./Compact.js"
+
+/**
+ * The error as its one sentence wherever it is printed: an expected outcome
+ * (an unknown session, a busy one, a model that cannot be used) carries no
+ * stack trace, so a caller that prints the failure — `Effect.runPromise`'s
+ * `FiberFailure` included — shows what is wrong and nothing else.
+ */
+export const oneSentence = <E extends Error>(error: E): E => {
+  error.stack = `${error.name}: ${error.message}`
+  return error
+}
 
 export class AgentBusy extends Data.TaggedError("AgentBusy")<{ readonly sessionId: SessionId }> {
   override get message() {
@@ -22,4 +33,15 @@ export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ rea
 /** What an asked-for compaction did: the request estimates before and after, or nothing to summarise. */
 export type Compacted = Compact.Compacted
 
-export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel
+/** A new session refused before it was stored: no request on its model could be sent (`failure` says why). */
+export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
+  readonly provider: string
+  readonly model: string
+  readonly failure: Failure
+}> {
+  override get message() {
+    return this.failure.message
+  }
+}
+
+export type AgentError = StoreError.StoreError | AgentBusy | InvalidModel | ModelUnavailable

@@ -12,14 +12,17 @@
  */
 import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
-import { Compaction, History } from "@turnlog/history"
+import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import { type Failure, FailureCode, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as AnswerLimit from "./AnswerLimit.js"
+import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
 import * as Compact from "./Compact.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
+import * as Request from "./Request.js"
 import * as Retry from "./Retry.js"
 import * as TurnContext from "./TurnContext.js"
 
@@ -37,34 +40,20 @@ type Retries = Schedule.ScheduleDriver<Retry.Retry, Failure>
 const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) =>
   Effect.as(TurnContext.end(deps, reason, failure), ENDED)
 
-/** The request as the log stands now: the whole history, the session's tools and settings. */
-const request = (
-  deps: Deps,
-  history: Chunk.Chunk<SessionLog.SessionEvent>,
-  limitChars: number | undefined,
-): LlmAdapter.LlmRequest => {
-  const { config, journal } = deps
-  const events = Chunk.toReadonlyArray(history)
-  const messages = History.fromEvents(events)
-  let revision = 0
-  for (const event of events) if (event.type === "replay/degrade") revision++
-  return {
-    provider: journal.route.provider,
-    model: journal.route.model,
-    // Oversized tool results are cut in the request only; the log keeps them whole.
-    messages: limitChars === undefined ? messages : Compaction.cutToolResults(messages, limitChars),
-    sessionId: journal.id,
-    historyRevision: revision,
-    ...(config.system !== undefined ? { system: config.system } : {}),
-    ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
-    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-  }
-}
+/** Whether the adapter would grant `request` less answer than it should get (`AnswerRoom`). */
+const isShort = (deps: Deps, b: Compact.Budget, request: LlmAdapter.LlmRequest) =>
+  Effect.gen(function*() {
+    const target = yield* AnswerRoom.target(deps, b)
+    if (target === undefined) return false
+    const room = yield* AnswerRoom.of(deps, request)
+    return room !== undefined && room < target.answer
+  })
 
 /**
  * Before each provider request: the request is estimated against the model's
- * context window and, when it would not leave the answer its reserve (or the
- * provider refused it as too large: `force`), the history is compacted first
+ * context window and, when it would not leave the answer its reserve, when
+ * the adapter would grant its answer less than it should get, or when the
+ * provider refused it as too large (`force`), the history is compacted first
  * (`Compact`). The request is then made from the log as it is now. A failed
  * compaction is the failure the turn ends with.
  */
@@ -77,16 +66,16 @@ const prepare = (
     const budget = Compact.budget(deps)
     if (Either.isLeft(budget)) return Either.left(budget.left)
     const b = budget.right
-    if (b !== undefined && b.settings.enabled) {
-      const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
-      const due = force ||
-        Compaction.decide(Compact.estimate(events, b).tokens, b.info.contextWindow, b.settings).compact
-      if (due) {
-        const compacted = yield* Compact.run(deps, b, step)
-        if (Either.isLeft(compacted)) return Either.left(compacted.left)
-      }
-    }
-    return Either.right(request(deps, yield* Journal.history(deps.journal), b?.limitChars))
+    const now = Request.of(deps, yield* Journal.history(deps.journal), b?.limitChars)
+    if (b === undefined || !b.settings.enabled) return Either.right(now)
+    const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
+    const due = force ||
+      Compaction.decide(Compact.estimate(events, b).tokens, b.info.contextWindow, b.settings).compact ||
+      (yield* isShort(deps, b, now))
+    if (!due) return Either.right(now)
+    const compacted = yield* Compact.run(deps, b, step)
+    if (Either.isLeft(compacted)) return Either.left(compacted.left)
+    return Either.right(Request.of(deps, yield* Journal.history(deps.journal), b.limitChars))
   })
 
 /**
@@ -107,6 +96,18 @@ const endInterrupted = (deps: Deps, state: Assembler.State) =>
     const blocks = Assembler.interrupted(state)
     if (blocks.length > 0) yield* deps.writer.log([Events.interruptedMessage(deps.journal.route, blocks)])
     return yield* end(deps, "cancelled")
+  })
+
+/**
+ * Keeps the text and reasoning of an answer cut at the size limit (its own
+ * bound), then ends the turn with the failure saying so. Never retried: the
+ * same request would stream the same answer.
+ */
+const endTooLarge = (deps: Deps, state: Assembler.State, finish: FinishReason) =>
+  Effect.gen(function*() {
+    const blocks = Assembler.interrupted(state)
+    if (blocks.length > 0) yield* deps.writer.log([Events.interruptedMessage(deps.journal.route, blocks, finish)])
+    return yield* end(deps, "error", finish.kind === "error" ? finish.failure : undefined)
   })
 
 /**
@@ -212,6 +213,9 @@ const attempt = (
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
+    if (finish.kind === "error" && finish.failure.code === AnswerLimit.ANSWER_TOO_LARGE) {
+      return yield* endTooLarge(deps, streamed.state, finish)
+    }
     if (finish.kind === "error" || finish.kind === "aborted") {
       const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, prepared.right, recovered, attemptNumber)
       switch (next) {

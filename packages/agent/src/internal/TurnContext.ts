@@ -30,6 +30,8 @@ export interface TurnConfig {
   readonly maxSteps: number
   /** How long a provider stream may send nothing before the attempt is abandoned as a `TIMEOUT` failure. */
   readonly streamIdleTimeoutMs: number
+  /** Characters an answer may stream before it is cut (`ANSWER_TOO_LARGE`). */
+  readonly maxAnswerChars: number
   readonly maxTokens?: number
   readonly system?: string
   readonly retry: RetryPolicy
