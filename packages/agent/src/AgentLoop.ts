@@ -3,6 +3,9 @@
  * `LlmAdapter`, `SessionStore`, `Tools` and `Permissions` layers; the ACP server
  * and the command line drive it.
  *
+ * The system prompt of each request is built by the `SystemPrompt` service when
+ * one is provided (optional: without it, the config's `system` is sent as is).
+ *
  * Sessions are held in memory over the store, one turn at a time per session,
  * each turn's updates streamed as they happen; the turn itself lives in
  * `internal/Turn.ts`. A turn runs in its own fiber and writes into an unbounded
@@ -23,6 +26,7 @@ import { type AgentError, AgentBusy, type Compacted, CompactionFailed, type Inva
 import * as Table from "./internal/SessionTable.js"
 import * as Turn from "./internal/Turn.js"
 import { Permissions } from "./Permissions.js"
+import * as SystemPrompt from "./SystemPrompt.js"
 import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
@@ -81,6 +85,12 @@ export const make = (config: Config) =>
     const store = yield* SessionStore.SessionStore
     const tools = yield* Tools
     const permissions = yield* Permissions
+    // The provided prompt builder, else the config's fixed prompt, else none.
+    const provided = yield* Effect.serviceOption(SystemPrompt.SystemPrompt)
+    const systemPrompt = Option.getOrElse(
+      provided,
+      () => (config.system === undefined ? undefined : SystemPrompt.fixed(config.system)),
+    )
     const defaultRoute = yield* parseModel(config.model)
     const settings = turnConfig(config)
     // Loading and starting a turn check and change the table across an await
@@ -167,6 +177,7 @@ export const make = (config: Config) =>
           config: settings,
           emit: (update) => Queue.offer(queue, Take.of(update)),
           cancel: turn.cancel,
+          ...(systemPrompt === undefined ? {} : { systemPrompt }),
         }, blocks).pipe(
           // A turn that failed or was stopped still hands its streamed chunks to the store.
           Effect.ensuring(Effect.ignore(writer.close)),

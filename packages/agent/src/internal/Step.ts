@@ -20,6 +20,7 @@ import * as Attempt from "./Attempt.js"
 import * as Compact from "./Compact.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
+import * as SystemPrompt from "../SystemPrompt.js"
 import * as Retry from "./Retry.js"
 import * as TurnContext from "./TurnContext.js"
 
@@ -61,19 +62,30 @@ const request = (
   }
 }
 
+/** A request ready to send, and what the log records of its system prompt. */
+interface Prepared {
+  readonly request: LlmAdapter.LlmRequest
+  readonly system?: SessionLog.SystemRecord
+}
+
 /**
- * Before each provider request: the request is estimated against the model's
+ * Before each provider request: the system prompt is built (`SystemPrompt`); the request is estimated against the model's
  * context window and, when it would not leave the answer its reserve (or the
  * provider refused it as too large: `force`), the history is compacted first
  * (`Compact`). The request is then made from the log as it is now. A failed
  * compaction is the failure the turn ends with.
  */
 const prepare = (
-  deps: Deps,
+  given: Deps,
   step: number,
   force: boolean,
-): Effect.Effect<Either.Either<LlmAdapter.LlmRequest, Failure>, StoreError.StoreError> =>
+): Effect.Effect<Either.Either<Prepared, Failure>, StoreError.StoreError> =>
   Effect.gen(function*() {
+    const prompt = given.systemPrompt === undefined
+      ? undefined
+      : yield* given.systemPrompt.build({ cwd: given.journal.cwd, tools: given.tools.specs })
+    // This request's prompt is the one its budget counts and it sends.
+    const deps = prompt === undefined ? given : { ...given, config: { ...given.config, system: prompt.text } }
     const budget = Compact.budget(deps)
     if (Either.isLeft(budget)) return Either.left(budget.left)
     const b = budget.right
@@ -86,7 +98,8 @@ const prepare = (
         if (Either.isLeft(compacted)) return Either.left(compacted.left)
       }
     }
-    return Either.right(request(deps, yield* Journal.history(deps.journal), b?.limitChars))
+    const sent = request(deps, yield* Journal.history(deps.journal), b?.limitChars)
+    return Either.right(prompt === undefined ? { request: sent } : { request: sent, system: SystemPrompt.record(prompt) })
   })
 
 /**
@@ -204,16 +217,17 @@ const attempt = (
       if (yield* TurnContext.isCancelled(deps)) return yield* end(deps, "cancelled")
       return yield* end(deps, "error", prepared.left)
     }
-    yield* deps.writer.log([Events.requestStart(deps.journal.route, step, attemptNumber)])
+    const { request: sent, system } = prepared.right
+    yield* deps.writer.log([Events.requestStart(deps.journal.route, step, attemptNumber, system)])
     yield* deps.writer.flush
 
-    const streamed = yield* Attempt.run(deps, prepared.right)
+    const streamed = yield* Attempt.run(deps, sent)
     if (!streamed.sawFinish && (yield* TurnContext.isCancelled(deps))) return yield* endInterrupted(deps, streamed.state)
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
     if (finish.kind === "error" || finish.kind === "aborted") {
-      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, prepared.right, recovered, attemptNumber)
+      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, sent, recovered, attemptNumber)
       switch (next) {
         case "retry":
           return yield* attempt(deps, retries, step, attemptNumber + 1, recovered, false)
