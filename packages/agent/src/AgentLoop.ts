@@ -16,7 +16,7 @@
 import * as path from "node:path"
 import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import type { ContentBlock, SessionId } from "@turnlog/protocol"
+import type { ContentBlock, SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
@@ -44,10 +44,13 @@ export interface Service {
   /**
    * Opens a stored session for writing (the store's recovery runs) and returns its log;
    * `tools`, when given, replace the session's own tools (as `createSession`'s).
+   * The session talks to `model`; without it, to the loop's default model, or —
+   * with `keepModel` — to the route its last request used (`lastRoute`), the
+   * default only when it has made none.
    */
   readonly load: (
     id: SessionId,
-    options?: { readonly model?: string; readonly tools?: ReadonlyArray<Tool> },
+    options?: { readonly model?: string; readonly keepModel?: boolean; readonly tools?: ReadonlyArray<Tool> },
   ) => Effect.Effect<SessionStore.LoadedSession, AgentError>
   /** Runs one turn. The stream ends after its `turn-end` update. */
   readonly prompt: (id: SessionId, content: string | ReadonlyArray<ContentBlock>) => Stream.Stream<AgentUpdate, AgentError>
@@ -120,7 +123,7 @@ export const make = (config: Config) =>
       })
 
     /** Opens `id` for writing into the table; only inside the table's `modifyEffect`. */
-    const loadInto = (t: Table.Table, id: SessionId, model: string | undefined) =>
+    const loadInto = (t: Table.Table, id: SessionId, model: string | undefined, keepModel = false) =>
       Effect.gen(function*() {
         const route = yield* routeFor(model)
         const held = HashMap.get(t.sessions, id)
@@ -132,7 +135,8 @@ export const make = (config: Config) =>
               ? Effect.fail(notFound)
               : Effect.zipRight(store.create({ cwd: created.value.cwd, id }), store.open(id))),
         )
-        const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : route
+        const kept = keepModel && model === undefined ? lastRoute(loaded.events) : undefined
+        const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : kept ?? route
         const session: Table.Session = {
           journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events, loaded.header.version),
           turn: Option.none(),
@@ -142,7 +146,7 @@ export const make = (config: Config) =>
 
     const load: Service["load"] = (id, options) =>
       SynchronizedRef.modifyEffect(table, (t) =>
-        Effect.map(loadInto(t, id, options?.model), ([loaded, next]) => [loaded, withTools(next, id, options?.tools)] as const))
+        Effect.map(loadInto(t, id, options?.model, options?.keepModel), ([loaded, next]) => [loaded, withTools(next, id, options?.tools)] as const))
 
     /** Marks the session busy, loading it first if this process does not hold it yet. */
     const begin = (id: SessionId) =>
@@ -258,6 +262,15 @@ export const make = (config: Config) =>
 
     return { createSession, load, prompt, compact, cancel, release } satisfies Service
   })
+
+/** The route of a session's last request (`request/start`), if it made any. */
+export const lastRoute = (events: ReadonlyArray<SessionLog.SessionEvent>): Journal.Route | undefined => {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === "request/start") return { provider: event.data.provider, model: event.data.model }
+  }
+  return undefined
+}
 
 export const layer = (config: Config): Layer.Layer<
   AgentLoop,
