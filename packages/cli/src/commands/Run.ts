@@ -12,6 +12,7 @@ import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import * as PromptInput from "../PromptInput.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
@@ -111,7 +112,7 @@ export const run = (settings: Settings, options: RunOptions) =>
     if (Option.isSome(options.session) && options.continue) {
       return yield* new UsageError({ message: "--session and --continue cannot be used together: choose one" })
     }
-    const prompt = options.prompt.join(" ").trim()
+    const prompt = yield* PromptInput.compose(options.prompt)
     if (prompt === "") return yield* new UsageError({ message: "the prompt is empty: turnlog run <prompt…>" })
     if (Option.isSome(options.maxTokens) && options.maxTokens.value <= 0) {
       return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
