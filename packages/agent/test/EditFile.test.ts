@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, FastCheck } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
 import * as TextEdit from "../src/internal/TextEdit.js"
@@ -159,5 +159,52 @@ describe("unified diff", () => {
 
   it("a deletion of every line reads as lines removed from line 1 to none", () => {
     expect(diff("a\nb\n", "a\nb\n", "")).toEqual(["@@ -1,2 +0,0 @@", "-a", "-b"])
+  })
+})
+
+/** Applies a unified diff as `patch` would, checking every context and removed line against `before`. */
+const applyPatch = (before: string, diff: string): string => {
+  const lines = before.match(/[^\n]*\n|[^\n]+$/g) ?? []
+  if (diff === "") return before
+  const d = diff.split("\n").slice(2)
+  const out: Array<string> = []
+  let at = 0
+  let i = 0
+  while (i < d.length) {
+    const [, oldStart, oldCount, newStart, newCount] = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(d[i]!)!.map(Number)
+    const from = oldCount === 0 ? oldStart! : oldStart! - 1
+    while (at < from) out.push(lines[at++]!)
+    expect(out.length).toBe(newCount === 0 ? newStart : newStart! - 1)
+    i++
+    while (i < d.length && !d[i]!.startsWith("@@")) {
+      const line = d[i]!
+      const noNewline = d[i + 1] === "\\ No newline at end of file"
+      const text = line.slice(1) + (noNewline ? "" : "\n")
+      if (line[0] !== "+") expect(lines[at++]).toBe(text)
+      if (line[0] !== "-") out.push(text)
+      i += noNewline ? 2 : 1
+    }
+  }
+  while (at < lines.length) out.push(lines[at++]!)
+  return out.join("")
+}
+
+describe("unified diff, against a patch applier", () => {
+  it("applied to the old text, the diff gives the new text, for any passage and replacement", () => {
+    const text = (max: number) => FastCheck.array(FastCheck.constantFrom("a", "b", "\n"), { maxLength: max }).map((c) => c.join(""))
+    FastCheck.assert(
+      FastCheck.property(text(60), FastCheck.nat(), FastCheck.nat(), text(10), (before, x, y, replacement) => {
+        if (before === "") return
+        const start = x % before.length
+        const end = start + 1 + (y % Math.min(6, before.length - start))
+        const passage = before.slice(start, end)
+        const edits = TextEdit.occurrences(before, passage).map((s) => ({ start: s, end: s + passage.length, text: replacement }))
+        const after = TextEdit.apply(before, edits)
+        const diff = TextEdit.unifiedDiff("f", before, edits)
+        expect(applyPatch(before, diff)).toBe(after)
+        expect(diff === "").toBe(after === before)
+      }),
+      { numRuns: 2000 },
+    )
   })
 })
