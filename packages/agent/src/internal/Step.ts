@@ -16,11 +16,11 @@ import { Compaction, History } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
 import { type Failure, FailureCode, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as SystemPrompt from "../SystemPrompt.js"
 import * as Attempt from "./Attempt.js"
 import * as Compact from "./Compact.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
-import * as SystemPrompt from "../SystemPrompt.js"
 import * as Retry from "./Retry.js"
 import * as TurnContext from "./TurnContext.js"
 
@@ -69,11 +69,12 @@ interface Prepared {
 }
 
 /**
- * Before each provider request: the system prompt is built (`SystemPrompt`); the request is estimated against the model's
- * context window and, when it would not leave the answer its reserve (or the
- * provider refused it as too large: `force`), the history is compacted first
- * (`Compact`). The request is then made from the log as it is now. A failed
- * compaction is the failure the turn ends with.
+ * Before each provider request: the system prompt is built (`SystemPrompt`),
+ * the request is estimated against the model's context window and, when it
+ * would not leave the answer its reserve (or the provider refused it as too
+ * large: `force`), the history is compacted first (`Compact`). The request is
+ * then made from the log as it is now. A failed compaction is the failure the
+ * turn ends with.
  */
 const prepare = (
   given: Deps,
