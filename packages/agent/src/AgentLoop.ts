@@ -3,6 +3,9 @@
  * `LlmAdapter`, `SessionStore`, `Tools` and `Permissions` layers; the ACP server
  * and the command line drive it.
  *
+ * The system prompt of each request is built by the `SystemPrompt` service when
+ * one is provided (optional: without it, the config's `system` is sent as is).
+ *
  * Sessions are held in memory over the store, one turn at a time per session,
  * each turn's updates streamed as they happen; the turn itself lives in
  * `internal/Turn.ts`. A turn runs in its own fiber and writes into an unbounded
@@ -13,7 +16,7 @@
 import * as path from "node:path"
 import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import type { ContentBlock, SessionId } from "@turnlog/protocol"
+import type { ContentBlock, SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
@@ -31,6 +34,7 @@ import {
 import * as Table from "./internal/SessionTable.js"
 import * as Turn from "./internal/Turn.js"
 import { Permissions } from "./Permissions.js"
+import * as SystemPrompt from "./SystemPrompt.js"
 import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
@@ -55,10 +59,13 @@ export interface Service {
   /**
    * Opens a stored session for writing (the store's recovery runs) and returns its log;
    * `tools`, when given, replace the session's own tools (as `createSession`'s).
+   * The session talks to `model`; without it, to the loop's default model, or —
+   * with `keepModel` — to the route its last request used (`lastRoute`), the
+   * default only when it has made none.
    */
   readonly load: (
     id: SessionId,
-    options?: { readonly model?: string; readonly tools?: ReadonlyArray<Tool> },
+    options?: { readonly model?: string; readonly keepModel?: boolean; readonly tools?: ReadonlyArray<Tool> },
   ) => Effect.Effect<SessionStore.LoadedSession, AgentError>
   /** Runs one turn. The stream ends after its `turn-end` update. */
   readonly prompt: (id: SessionId, content: string | ReadonlyArray<ContentBlock>) => Stream.Stream<AgentUpdate, AgentError>
@@ -96,6 +103,12 @@ export const make = (config: Config) =>
     const store = yield* SessionStore.SessionStore
     const tools = yield* Tools
     const permissions = yield* Permissions
+    // The provided prompt builder, else the config's fixed prompt, else none.
+    const provided = yield* Effect.serviceOption(SystemPrompt.SystemPrompt)
+    const systemPrompt = Option.getOrElse(
+      provided,
+      () => (config.system === undefined ? undefined : SystemPrompt.fixed(config.system)),
+    )
     const defaultRoute = yield* parseModel(config.model)
     const settings = turnConfig(config)
     // Loading and starting a turn check and change the table across an await
@@ -131,7 +144,7 @@ export const make = (config: Config) =>
       })
 
     /** Opens `id` for writing into the table; only inside the table's `modifyEffect`. */
-    const loadInto = (t: Table.Table, id: SessionId, model: string | undefined) =>
+    const loadInto = (t: Table.Table, id: SessionId, model: string | undefined, keepModel = false) =>
       Effect.gen(function*() {
         const route = yield* routeFor(model)
         const held = HashMap.get(t.sessions, id)
@@ -143,7 +156,8 @@ export const make = (config: Config) =>
               ? Effect.fail(notFound)
               : Effect.zipRight(store.create({ cwd: created.value.cwd, id }), store.open(id))),
         )
-        const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : route
+        const kept = keepModel && model === undefined ? lastRoute(loaded.events) : undefined
+        const journalRoute = Option.isSome(created) && model === undefined ? created.value.route : kept ?? route
         const session: Table.Session = {
           journal: yield* Journal.make(id, loaded.header.cwd, journalRoute, loaded.events, loaded.header.version),
           turn: Option.none(),
@@ -153,7 +167,7 @@ export const make = (config: Config) =>
 
     const load: Service["load"] = (id, options) =>
       SynchronizedRef.modifyEffect(table, (t) =>
-        Effect.map(loadInto(t, id, options?.model), ([loaded, next]) => [loaded, withTools(next, id, options?.tools)] as const))
+        Effect.map(loadInto(t, id, options?.model, options?.keepModel), ([loaded, next]) => [loaded, withTools(next, id, options?.tools)] as const))
 
     /** Marks the session busy, loading it first if this process does not hold it yet. */
     const begin = (id: SessionId) =>
@@ -188,6 +202,7 @@ export const make = (config: Config) =>
           config: settings,
           emit: (update) => Queue.offer(queue, Take.of(update)),
           cancel: turn.cancel,
+          ...(systemPrompt === undefined ? {} : { systemPrompt }),
         }, blocks).pipe(
           // A turn that failed or was stopped still hands its streamed chunks to the store.
           Effect.ensuring(Effect.ignore(writer.close)),
@@ -275,6 +290,15 @@ export const make = (config: Config) =>
       release: (id) => Effect.mapError(release(id), oneSentence),
     } satisfies Service
   })
+
+/** The route of a session's last request (`request/start`), if it made any. */
+export const lastRoute = (events: ReadonlyArray<SessionLog.SessionEvent>): Journal.Route | undefined => {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === "request/start") return { provider: event.data.provider, model: event.data.model }
+  }
+  return undefined
+}
 
 export const layer = (config: Config): Layer.Layer<
   AgentLoop,

@@ -1,11 +1,12 @@
 /**
- * The built-in tools: read and list files, write a file, run a shell command —
+ * The built-in tools: read and list files, edit and write a file, run a shell command —
  * enough for a coding agent to work in the session's directory and no more.
  * Every path is confined to the session's cwd; writes and commands ask for
  * permission (the loop asks `Permissions` with what `prepare` says).
  */
 import * as fs from "node:fs/promises"
 import { Effect, Layer, Schema } from "effect"
+import { editFile } from "./EditFile.js"
 import { runCommand } from "./internal/command.js"
 import { confine } from "./internal/confine.js"
 import { openDirectory, openForReading } from "./internal/inside.js"
@@ -27,6 +28,8 @@ export interface Options {
   readonly readCapBytes?: number
   /** How many entries `list_files` returns (default 1000). */
   readonly listCap?: number
+  /** The largest file `edit_file` edits (default 8 MiB). */
+  readonly editCapBytes?: number
   /**
    * The environment `run_command` runs commands in (default: this process's).
    * The command line passes its own without the provider credentials.
@@ -203,10 +206,13 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
   })
 }
 
-/** The four built-ins, in the order the model is told about them. */
+export { editFile } from "./EditFile.js"
+
+/** The five built-ins, in the order the model is told about them. */
 export const tools = (options: Options = {}): ReadonlyArray<Tools.Tool> => [
   readFile(options),
   listFiles(options),
+  editFile(options),
   writeFile(options),
   runCommandTool(options),
 ]

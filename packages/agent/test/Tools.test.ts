@@ -33,8 +33,8 @@ const setup = (options: Builtins.Options = {}) => {
 describe("tool specs", () => {
   it("describes the built-ins to the model as JSON Schema, in order", () => {
     const { tools } = setup()
-    expect(tools.specs.map((s) => s.name)).toEqual(["read_file", "list_files", "write_file", "run_command"])
-    expect(tools.specs[2]!.parameters).toEqual({
+    expect(tools.specs.map((s) => s.name)).toEqual(["read_file", "list_files", "edit_file", "write_file", "run_command"])
+    expect(tools.specs[3]!.parameters).toEqual({
       type: "object",
       required: ["path", "content"],
       properties: {
@@ -43,7 +43,7 @@ describe("tool specs", () => {
       },
       additionalProperties: false,
     })
-    expect(tools.specs[3]!.parameters).toMatchObject({ required: ["command"] })
+    expect(tools.specs[4]!.parameters).toMatchObject({ required: ["command"] })
   })
 })
 

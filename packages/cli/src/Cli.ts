@@ -68,7 +68,11 @@ const runCommand = Command.make("run", {
     Options.optional,
   ),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
-  prompt: Args.text({ name: "prompt" }).pipe(Args.atLeast(1)),
+  // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
+  prompt: Args.text({ name: "prompt" }).pipe(
+    Args.withDescription("the prompt; - (or none, with input piped) reads it from stdin; piped input goes after a prompt, fenced"),
+    Args.repeated,
+  ),
 }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Run.js")), (m) => m.run(s, options)))).pipe(
   Command.withDescription("run one turn: the answer on stdout, the session id and tool activity on stderr"),

@@ -5,7 +5,7 @@
 import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import { AgentLoop, Builtins, Permissions, type Tools } from "@turnlog/agent"
+import { AgentLoop, Builtins, Permissions, SystemPrompt, type Tools } from "@turnlog/agent"
 import { type LlmAdapter, Redacting, ReplayDiagnostics, Scripted } from "@turnlog/llm"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
@@ -17,6 +17,7 @@ import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
 import * as Secrets from "./Secrets.js"
 import type { Settings } from "./Settings.js"
+import * as SystemSetting from "./SystemSetting.js"
 
 /**
  * The store of the settings; what it is given to append is redacted (see
@@ -189,6 +190,8 @@ export const agentLayer = <R = never>(
         Layer.provide(modelLayer(options.settings, options.choice)),
       ),
       options.permissions,
+      // Each request's system prompt: the default or the config's, and the instruction files.
+      Layer.unwrapEffect(Effect.map(SystemSetting.options(options.settings), SystemPrompt.layer)),
     )),
     Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
     Layer.provideMerge(storeLayer(options.settings, options.program)),

@@ -85,6 +85,14 @@ export const ConfigFile = Schema.Struct({
     Schema.Array(EnvName).annotations({ message: () => "expected a list of environment variable names" }),
     { exact: true },
   ),
+  /** Replaces the default system prompt (see `SystemSetting`). */
+  system: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Added at the end of the system prompt. */
+  appendSystem: Schema.optionalWith(Schema.String, { exact: true }),
+  /** A file whose text replaces the default system prompt; relative to the config file. */
+  systemFile: Schema.optionalWith(Schema.String, { exact: true }),
+  /** A file whose text is added at the end of the system prompt; relative to the config file. */
+  appendSystemFile: Schema.optionalWith(Schema.String, { exact: true }),
   /** MCP servers whose tools `run` sessions get, in the Agent Client Protocol's shape. */
   mcpServers: Schema.optionalWith(ServerConfig.Servers, { exact: true }),
 })
@@ -175,7 +183,7 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
-  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)"
+  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({

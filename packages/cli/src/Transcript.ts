@@ -22,6 +22,8 @@ export type Item =
   }
   | { readonly role: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
   | { readonly role: "tool-result"; readonly callId: string; readonly content: string; readonly isError: boolean }
+  /** The system prompt requests were sent with from here on (said where it changes: its sha256 and sources). */
+  | { readonly role: "system-prompt"; readonly hash: string; readonly sources: ReadonlyArray<string> }
   /** A `context/compaction`: the history before `firstKeptSeq` summarised; `between`: written between turns (`turnlog compact`). */
   | {
     readonly role: "compaction"
@@ -61,7 +63,13 @@ export interface Transcript {
 const textOf = (blocks: ReadonlyArray<{ readonly type: string; readonly text?: string }>, type: string): string =>
   blocks.flatMap((b) => (b.type === type && b.text !== undefined ? [b.text] : [])).join("")
 
-export const fromSession = (session: SessionStore.LoadedSession): Transcript => {
+/**
+ * The transcript of `session`. `systemBefore`: the hash of the system prompt
+ * in force before its events (when they are a later part of a log), so a
+ * prompt is shown only where it changes.
+ */
+export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: string): Transcript => {
+  let system = systemBefore
   const turns: Array<Turn> = []
   let items: Array<Item> = []
   let open = false
@@ -96,6 +104,10 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
       case "request/start":
         attempt = Assembler.initial
         summaryRequest = event.data.purpose === "compaction"
+        if (event.data.system !== undefined && event.data.system.hash !== system) {
+          system = event.data.system.hash
+          items.push({ role: "system-prompt", hash: system, sources: event.data.system.sources })
+        }
         break
       case "context/compaction": {
         const item: Item = {
@@ -201,6 +213,13 @@ export const fromSession = (session: SessionStore.LoadedSession): Transcript => 
     ...(torn === undefined ? {} : { tornTail: { bytes: torn.bytes, line: torn.line } }),
     ...(writer === undefined ? {} : { writer }),
   }
+}
+
+/** The hash of the last system prompt `events` record, else `before`. */
+export const lastSystem = (events: Iterable<SessionLog.SessionEvent>, before?: string): string | undefined => {
+  let hash = before
+  for (const event of events) if (event.type === "request/start" && event.data.system !== undefined) hash = event.data.system.hash
+  return hash
 }
 
 /** The tool calls an attempt streamed, by name, in order. */

@@ -51,12 +51,14 @@ export class Printer {
   private printedItems = 0
   /** Turns printed (ended or not), so the next one's number is one more. */
   private turns = 0
+  /** The system prompt in force before the turn being read (its hash). */
+  private system: string | undefined
 
   constructor(private readonly header: SessionLog.SessionHeader, private readonly keptFrom: number) {}
 
   /** The turn being read, as `show` of the session so far would give it. */
   private current(): { readonly turn?: Transcript.Turn; readonly trailing: ReadonlyArray<Transcript.Item> } {
-    const transcript = Transcript.fromSession({ header: this.header, events: this.events, recovery: noRecovery })
+    const transcript = Transcript.fromSession({ header: this.header, events: this.events, recovery: noRecovery }, this.system)
     const turn = transcript.turns[0]
     if (turn === undefined) return { trailing: transcript.trailing ?? [] }
     const { compacted: _, ...rest } = turn
@@ -75,12 +77,13 @@ export class Printer {
       lines.push(...TranscriptText.turnOpening(this.turns, turn))
     }
     if (!this.opened) return
-    for (const item of turn.items.slice(this.printedItems)) lines.push(...TranscriptText.itemLines(item))
+    for (const item of turn.items.slice(this.printedItems)) lines.push(...TranscriptText.itemLines(item, this.header.cwd))
     this.printedItems = turn.items.length
     if (turn.end !== undefined || !close) lines.push(TranscriptText.turnClosing(this.turns, turn, writer))
   }
 
   private reset(): void {
+    this.system = Transcript.lastSystem(this.events, this.system)
     this.events = []
     this.started = false
     this.opened = false

@@ -4,6 +4,7 @@
  * why), compactions written after the last turn, and a torn tail. `show`
  * prints these turn by turn as it reads; `render` is the whole text at once.
  */
+import * as path from "node:path"
 import type { Item, Transcript, Turn } from "./Transcript.js"
 
 const indent = (text: string, prefix = "  "): string =>
@@ -58,9 +59,24 @@ export const turnOpening = (n: number, turn: Turn): Array<string> => [
   `── turn ${n}${turn.compacted === true ? " (compacted: the model sees it only through a summary)" : ""}`,
 ]
 
-/** The lines of one item of a turn. */
-export const itemLines = (item: Item): Array<string> => {
+/**
+ * A system prompt as one line: `sha256:` and the hash's first 12 digits, then
+ * its sources — files inside `cwd` relative to it, others as they are.
+ */
+export const systemLabel = (system: { readonly hash: string; readonly sources: ReadonlyArray<string> }, cwd: string): string => {
+  const sources = system.sources.map((source) => {
+    if (!path.isAbsolute(source)) return source
+    const relative = path.relative(cwd, source)
+    return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : source
+  })
+  return `sha256:${system.hash.slice(0, 12)}… (${sources.length === 0 ? "empty" : sources.join(" + ")})`
+}
+
+/** The lines of one item of a turn; `cwd` (the session's) shortens the paths a system prompt came from. */
+export const itemLines = (item: Item, cwd = "/"): Array<string> => {
   switch (item.role) {
+    case "system-prompt":
+      return [`system prompt: ${systemLabel(item, cwd)}`]
     case "compaction":
       return compactionLines(item)
     case "user":
@@ -97,7 +113,7 @@ export const render = (transcript: Transcript): string => {
   const out: Array<string> = [headerLine(transcript)]
   transcript.turns.forEach((turn, i) => {
     out.push(...turnOpening(i + 1, turn))
-    for (const item of turn.items) out.push(...itemLines(item))
+    for (const item of turn.items) out.push(...itemLines(item, transcript.cwd))
     out.push(turnClosing(i + 1, turn, transcript.writer))
   })
   out.push(...trailingLines(transcript.trailing ?? []))

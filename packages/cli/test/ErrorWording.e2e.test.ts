@@ -23,7 +23,7 @@ describe("error wording", () => {
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 2,
       stderr: `turnlog: config file ${file}: maxTokens: Expected number, actual "${X40}…" (900000 characters) ` +
-        "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction)\n",
+        "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)\n",
     })
   })
 

@@ -35,7 +35,11 @@ describe("show and doctor of a session whose turn runs in another process", () =
       const shown = await turnlog(["show", id], { cwd, env: { TURNLOG_HOME: home } })
       expect(shown.stdout.trimEnd().split("\n").at(-1)).toBe(`turn 1 still running: process ${pid} is writing this session`)
       const doctor = await turnlog(["doctor", id], { cwd, env: { TURNLOG_HOME: home } })
-      expect(doctor.stdout.trimEnd().split("\n").slice(1)).toEqual([`  turn in flight: process ${pid} is writing this session`, "  ok"])
+      expect(doctor.stdout.trimEnd().split("\n").slice(1).map((l) => l.replace(/sha256:[0-9a-f]{12}…/, "sha256:…"))).toEqual([
+        "  system prompt of the last request: sha256:… (default)",
+        `  turn in flight: process ${pid} is writing this session`,
+        "  ok",
+      ])
       const listed = await turnlog(["sessions", "--json"], { cwd, env: { TURNLOG_HOME: home } })
       expect(JSON.parse(listed.stdout).map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[id, "running"]])
     } finally {

@@ -80,9 +80,9 @@ describe("a version-1 log", () => {
     // block-start, the deltas, block-end, usage, finish: every chunk its own line.
     expect(chunks).toBeGreaterThanOrEqual(5)
     const shown = await turnlog(["show", ID], { cwd: home, env })
-    expect(shown.stdout).toBe(
+    expect(shown.stdout.replace(/(system prompt: sha256:)[0-9a-f]{12}…/, "$1…")).toBe(
       readFileSync(join(FIXTURES, "show.expected.txt"), "utf8") +
-        "\n── turn 3\nuser:\n  Is the review on Friday too?\nassistant:\n  No, the review is on Thursday and the release on Friday.\nturn 3 completed\n",
+        "\n── turn 3\nuser:\n  Is the review on Friday too?\nsystem prompt: sha256:… (default)\nassistant:\n  No, the review is on Thursday and the release on Friday.\nturn 3 completed\n",
     )
   })
 })

@@ -109,6 +109,7 @@ describe.skipIf(skipPostgres)("the postgres store", () => {
       openTurn: false,
       compactions: 0,
       refused: [],
+      systemPrompt: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), sources: ["default"], changes: 0 },
     }])
   })
 

@@ -95,11 +95,13 @@ const followScenario = async (
     const shown = await turnlog(["--store", store, "show", id], { cwd, env: base })
     expect(shown.code, shown.stderr).toBe(0)
     expect(follower.stdout()).toBe(shown.stdout)
-    expect(shown.stdout.split("\n").slice(1)).toStrictEqual([
+    // The system prompt is said once: the second turn's request was sent the same one.
+    expect(shown.stdout.split("\n").slice(1).map((l) => l.replace(/^(system prompt: sha256:)[0-9a-f]{12}…/, "$1…"))).toStrictEqual([
       "",
       "── turn 1",
       "user:",
       "  first question",
+      "system prompt: sha256:… (default)",
       "assistant:",
       "  first answer",
       "turn 1 completed",

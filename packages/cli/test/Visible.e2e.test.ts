@@ -36,9 +36,10 @@ describe("run, show and sessions print control sequences visibly; --json and the
 
     const shown = await turnlog(["show", id], { cwd, env: { TURNLOG_HOME: home } })
     expect(shown.stdout).not.toContain("\x1b")
-    expect(shown.stdout.split("\n").slice(3, 7)).toEqual([
+    expect(shown.stdout.split("\n").slice(3, 8).map((l) => l.replace(/sha256:[0-9a-f]{12}…/, "sha256:…"))).toEqual([
       "user:",
       "  hello \\x1b]0;owned\\x07there",
+      "system prompt: sha256:… (default)",
       "assistant:",
       "  Copied\\x1b]52;c;cm0gLXJmIH4=\\x07. Cleared\\x1b[2J.",
     ])
@@ -48,7 +49,7 @@ describe("run, show and sessions print control sequences visibly; --json and the
     const shownJson = JSON.parse((await turnlog(["show", id, "--json"], { cwd, env: { TURNLOG_HOME: home } })).stdout) as {
       turns: Array<{ items: Array<{ text: string }> }>
     }
-    expect(shownJson.turns[0]!.items.map((i) => i.text)).toEqual([prompt, answer])
+    expect(shownJson.turns[0]!.items.flatMap((i) => (i.text === undefined ? [] : [i.text]))).toEqual([prompt, answer])
     const listedJson = JSON.parse((await turnlog(["sessions", "--json"], { cwd, env: { TURNLOG_HOME: home } })).stdout) as Array<
       { title: string }
     >

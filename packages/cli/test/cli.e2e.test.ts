@@ -51,11 +51,13 @@ describe.concurrent("without a key", () => {
     expect(shown.code, shown.stderr).toBe(0)
     const lines = shown.stdout.split("\n")
     expect(lines[0]).toMatch(new RegExp(`^session ${id}  \\(${cwd}, created \\d{4}-\\d\\d-\\d\\dT`))
-    expect(lines.slice(1)).toEqual([
+    // The system prompt is said where it starts (and again only where it changes).
+    expect(lines.slice(1).map((l) => l.replace(/^(system prompt: sha256:)[0-9a-f]{12}…/, "$1…"))).toEqual([
       "",
       "── turn 1",
       "user:",
       "  what is turnlog?",
+      "system prompt: sha256:… (default)",
       "assistant:",
       `  ${REPLY(1)}`,
       "turn 1 completed",
@@ -73,7 +75,7 @@ describe.concurrent("without a key", () => {
       turns: Array<{ items: Array<{ role: string }>; end: { reason: string } }>
     }
     expect(shownJson.turns.map((t) => [t.items.map((i) => i.role), t.end])).toEqual([
-      [["user", "assistant"], { reason: "completed" }],
+      [["user", "system-prompt", "assistant"], { reason: "completed" }],
       [["user", "assistant"], { reason: "completed" }],
     ])
 
@@ -90,6 +92,7 @@ describe.concurrent("without a key", () => {
       openTurn: false,
       refused: [],
       compactions: 0,
+      systemPrompt: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), sources: ["default"], changes: 0 },
     }])
   })
 

@@ -67,7 +67,8 @@ const BaseUrl = NonEmpty.pipe(Schema.filter((text) => {
 export const CustomProvider = Schema.Struct({
   api: CustomApi,
   baseUrl: BaseUrl,
-  apiKeyEnv: NonEmpty,
+  /** The variable holding the key; absent for a server that needs none (a local one). */
+  apiKeyEnv: Schema.optionalWith(NonEmpty, { exact: true }),
   models: Schema.Array(CustomModel),
 })
 export type CustomProvider = typeof CustomProvider.Type
@@ -174,6 +175,19 @@ const namesToSet = (checked: ReadonlyArray<string>): ReadonlyArray<string> => {
   return keys.length > 0 ? keys : unique
 }
 
+/**
+ * The auth of a custom provider without `apiKeyEnv`: always configured, with a
+ * placeholder key — pi-ai's clients refuse to send a request with none, and a
+ * server that needs no key ignores it.
+ */
+const keyless = (id: string) => ({
+  name: `${id} (no key)`,
+  resolve: () => Promise.resolve({ auth: { apiKey: NO_KEY }, source: "no key: the config names no apiKeyEnv" }),
+})
+
+/** What a keyless custom provider is sent as its key. */
+export const NO_KEY = "no-key"
+
 export const make = (config: Config, env: Environment = process.env): Router => {
   const base = defaultProviderAuthContext()
   const models = builtinModels({ authContext: envAuthContext(env, base) })
@@ -182,7 +196,7 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     models.setProvider(createProvider({
       id,
       baseUrl: provider.baseUrl,
-      auth: { apiKey: envApiKeyAuth(`${id} API key`, [provider.apiKeyEnv]) },
+      auth: { apiKey: provider.apiKeyEnv === undefined ? keyless(id) : envApiKeyAuth(`${id} API key`, [provider.apiKeyEnv]) },
       models: provider.models.map((entry) => customModel(id, provider, entry)),
       api: LAZY_APIS[provider.api](),
     }))
@@ -204,6 +218,7 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     const provider = route.model.provider
     const declared = custom.get(provider)
     if (declared !== undefined) {
+      if (declared.apiKeyEnv === undefined) return Either.right({})
       const value = env[declared.apiKeyEnv]?.trim()
       return value !== undefined && value !== ""
         ? Either.right({ secret: value })

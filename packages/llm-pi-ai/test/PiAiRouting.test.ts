@@ -26,7 +26,7 @@ describe("PiAiRouting.decodeConfig", () => {
   it.each([
     [{ providers: { local: { ...config.providers.local, api: "carrier-pigeon" } } }, "providers.local.api: Expected"],
     [{ providers: { local: { ...config.providers.local, baseUrl: "" } } }, "providers.local.baseUrl: expected a non-empty string"],
-    [{ providers: { local: { ...config.providers.local, apiKeyEnv: undefined } } }, "providers.local.apiKeyEnv:"],
+    [{ providers: { local: { ...config.providers.local, apiKeyEnv: "" } } }, "providers.local.apiKeyEnv:"],
     [{ providers: { local: { ...config.providers.local, models: [{ id: "" }] } } }, "providers.local.models.0.id: expected a non-empty string"],
     [{ providers: { local: { ...config.providers.local, models: [{ id: "x", maxTokens: 1.5 }] } } }, "providers.local.models.0.maxTokens: expected a positive integer"],
     [{ providers: { "a/b": config.providers.local } }, "providers.a/b: is unexpected"],

@@ -58,6 +58,18 @@ const Tokens = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 export const RequestPurpose = Schema.Literal("compaction")
 export type RequestPurpose = typeof RequestPurpose.Type
 
+/**
+ * The system prompt a request was sent with, as the log keeps it: not its
+ * text (that is not conversation, and may hold what the user keeps private)
+ * but its sha256 in hex and where it came from, in order ("default",
+ * "config:appendSystem", an instruction file's absolute path).
+ */
+export const SystemRecord = Schema.Struct({
+  hash: Schema.String,
+  sources: Schema.Array(Schema.String),
+})
+export type SystemRecord = typeof SystemRecord.Type
+
 /** The payload of each event type, keyed by type. */
 export const EventData = {
   "turn/start": Schema.Struct({}),
@@ -68,6 +80,8 @@ export const EventData = {
     step: Schema.optionalWith(Schema.Number, { exact: true }),
     attempt: Schema.optionalWith(Schema.Number, { exact: true }),
     purpose: Schema.optionalWith(RequestPurpose, { exact: true }),
+    /** Which system prompt the request was sent with (absent: none, or a log from before it was recorded). */
+    system: Schema.optionalWith(SystemRecord, { exact: true }),
   }),
   "assistant/chunk": Schema.Struct({ chunk: StreamChunk }),
   /** Consecutive raw chunks of one request, encoded (version 2). */

@@ -39,7 +39,11 @@ export const Step = Schema.Union(
     text: Schema.String,
     /** Default: the last session created or loaded. */
     sessionId: Schema.optionalWith(Schema.String, { exact: true }),
-    /** Sends `session/cancel` once this many `session/update`s of the prompt have arrived. */
+    /**
+     * Sends `session/cancel` once this many chunks of the answer (agent message
+     * or thought chunks) have arrived: what the model streamed, not the title or
+     * command updates, which come sooner or later than the answer.
+     */
     cancelAfter: Schema.optionalWith(Schema.Number, { exact: true }),
     expect: Schema.optionalWith(Expect, { exact: true }),
   }),

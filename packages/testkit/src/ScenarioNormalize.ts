@@ -1,12 +1,15 @@
 /**
  * What changes from run to run — session and message ids, times, the temp
- * paths, the build's version — replaced by stable placeholders, so a
+ * paths, the build's version, the hash of a system prompt (it holds the
+ * directory and the date) — replaced by stable placeholders, so a
  * scenario's frames and logs compare byte for byte. Ids are numbered in order
  * of first appearance, the same way across stdout and the logs.
  */
 const SESSION_ID = /\b\d{8}T\d{6}-[0-9a-f]{8}\b/g
 const MESSAGE_ID = /\bmsg_[0-9a-f]{20}\b/g
 const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g
+/** A system prompt's hash as `show` and `doctor` print it. */
+const PROMPT_HASH = /\bsha256:[0-9a-f]{12}…/g
 
 export interface Normalizer {
   readonly text: (value: string) => string
@@ -35,6 +38,7 @@ export const make = (paths: ReadonlyArray<{ readonly path: string; readonly as: 
       .replace(SESSION_ID, number(sessions, "session"))
       .replace(MESSAGE_ID, number(messages, "msg"))
       .replace(TIME, "<time>")
+      .replace(PROMPT_HASH, "sha256:<hash>…")
   }
   const json = (value: unknown): unknown => {
     if (typeof value === "string") return text(value)
@@ -44,6 +48,8 @@ export const make = (paths: ReadonlyArray<{ readonly path: string; readonly as: 
       for (const [key, v] of Object.entries(value)) {
         out[key] = key === "agentInfo" && typeof v === "object" && v !== null
           ? { ...(json(v) as object), version: "<version>" }
+          : key === "system" && typeof v === "object" && v !== null && "hash" in v
+          ? { ...(json(v) as object), hash: "<sha256>" }
           : json(v)
       }
       return out

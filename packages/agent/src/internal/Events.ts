@@ -24,9 +24,14 @@ export const userMessage = (content: ReadonlyArray<ContentBlock>): Input<"user/m
   data: { message: { id: makeMessageId(), role: "user", content, source: { kind: "user" } } },
 })
 
-export const requestStart = (route: Route, step: number, attempt: number): Input<"request/start"> => ({
+export const requestStart = (
+  route: Route,
+  step: number,
+  attempt: number,
+  system?: SessionLog.SystemRecord,
+): Input<"request/start"> => ({
   type: "request/start",
-  data: { provider: route.provider, model: route.model, step, attempt },
+  data: { provider: route.provider, model: route.model, step, attempt, ...(system === undefined ? {} : { system }) },
 })
 
 /** The request of a compaction's summary: logged like any other, marked as not conversation. */

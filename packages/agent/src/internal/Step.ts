@@ -16,6 +16,7 @@ import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
 import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as SystemPrompt from "../SystemPrompt.js"
 import * as AnswerLimit from "./AnswerLimit.js"
 import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
@@ -49,33 +50,47 @@ const isShort = (deps: Deps, b: Compact.Budget, request: LlmAdapter.LlmRequest) 
     return room !== undefined && room < target.answer
   })
 
+/** A request ready to send, and what the log records of its system prompt. */
+interface Prepared {
+  readonly request: LlmAdapter.LlmRequest
+  readonly system?: SessionLog.SystemRecord
+}
+
 /**
- * Before each provider request: the request is estimated against the model's
- * context window and, when it would not leave the answer its reserve, when
- * the adapter would grant its answer less than it should get, or when the
- * provider refused it as too large (`force`), the history is compacted first
- * (`Compact`). The request is then made from the log as it is now. A failed
- * compaction is the failure the turn ends with.
+ * Before each provider request: the system prompt is built (`SystemPrompt`),
+ * the request is estimated against the model's context window and, when it
+ * would not leave the answer its reserve, when the adapter would grant its
+ * answer less than it should get, or when the provider refused it as too
+ * large (`force`), the history is compacted first (`Compact`). The request is
+ * then made from the log as it is now. A failed compaction is the failure the
+ * turn ends with.
  */
 const prepare = (
-  deps: Deps,
+  given: Deps,
   step: number,
   force: boolean,
-): Effect.Effect<Either.Either<LlmAdapter.LlmRequest, Failure>, StoreError.StoreError> =>
+): Effect.Effect<Either.Either<Prepared, Failure>, StoreError.StoreError> =>
   Effect.gen(function*() {
+    const prompt = given.systemPrompt === undefined
+      ? undefined
+      : yield* given.systemPrompt.build({ cwd: given.journal.cwd, tools: given.tools.specs })
+    // This request's prompt is the one its budget counts and it sends.
+    const deps = prompt === undefined ? given : { ...given, config: { ...given.config, system: prompt.text } }
     const budget = Compact.budget(deps)
     if (Either.isLeft(budget)) return Either.left(budget.left)
     const b = budget.right
+    const ready = (sent: LlmAdapter.LlmRequest): Prepared =>
+      prompt === undefined ? { request: sent } : { request: sent, system: SystemPrompt.record(prompt) }
     const now = Request.of(deps, yield* Journal.history(deps.journal), b?.limitChars)
-    if (b === undefined || !b.settings.enabled) return Either.right(now)
+    if (b === undefined || !b.settings.enabled) return Either.right(ready(now))
     const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
     const due = force ||
       Compaction.decide(Compact.estimate(events, b).tokens, b.info.contextWindow, b.settings).compact ||
       (yield* isShort(deps, b, now))
-    if (!due) return Either.right(now)
+    if (!due) return Either.right(ready(now))
     const compacted = yield* Compact.run(deps, b, step)
     if (Either.isLeft(compacted)) return Either.left(compacted.left)
-    return Either.right(Request.of(deps, yield* Journal.history(deps.journal), b.limitChars))
+    return Either.right(ready(Request.of(deps, yield* Journal.history(deps.journal), b.limitChars)))
   })
 
 /**
@@ -205,10 +220,11 @@ const attempt = (
       if (yield* TurnContext.isCancelled(deps)) return yield* end(deps, "cancelled")
       return yield* end(deps, "error", prepared.left)
     }
-    yield* deps.writer.log([Events.requestStart(deps.journal.route, step, attemptNumber)])
+    const { request: sent, system } = prepared.right
+    yield* deps.writer.log([Events.requestStart(deps.journal.route, step, attemptNumber, system)])
     yield* deps.writer.flush
 
-    const streamed = yield* Attempt.run(deps, prepared.right)
+    const streamed = yield* Attempt.run(deps, sent)
     if (!streamed.sawFinish && (yield* TurnContext.isCancelled(deps))) return yield* endInterrupted(deps, streamed.state)
 
     const result = Assembler.finish(streamed.state)
@@ -217,7 +233,7 @@ const attempt = (
       return yield* endTooLarge(deps, streamed.state, finish)
     }
     if (finish.kind === "error" || finish.kind === "aborted") {
-      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, prepared.right, recovered, attemptNumber)
+      const next = yield* afterFailure(deps, retries, finish.failure, result, streamed, sent, recovered, attemptNumber)
       switch (next) {
         case "retry":
           return yield* attempt(deps, retries, step, attemptNumber + 1, recovered, false)

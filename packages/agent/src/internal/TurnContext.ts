@@ -13,6 +13,7 @@ import type { Failure, SessionLog } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import type { AgentUpdate } from "./AgentUpdate.js"
 import type * as Permissions from "../Permissions.js"
+import type * as SystemPrompt from "../SystemPrompt.js"
 import type * as Tools from "../Tools.js"
 import * as Events from "./Events.js"
 import type { Journal, Writer } from "./Journal.js"
@@ -49,6 +50,8 @@ export interface TurnDeps {
   readonly emit: (update: AgentUpdate) => Effect.Effect<void>
   /** Completed when the user cancels the turn. */
   readonly cancel: Deferred.Deferred<void>
+  /** Builds each request's system prompt; absent, `config.system` is sent as it is. */
+  readonly systemPrompt?: SystemPrompt.Service
 }
 
 /** `Some` with the effect's value, or `None` when the user cancelled first. */

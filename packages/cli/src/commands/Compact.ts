@@ -41,13 +41,15 @@ export const compact = (settings: Settings, options: CompactOptions) =>
       yield* Layers.providersChecked(settings)
       return yield* new UsageError({ message: noProvider(settings) })
     }
-    yield* announce(choice)
     const work = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
       const id: SessionId = Option.isSome(options.session)
         ? yield* SessionIdArg.parse(options.session.value)
         : yield* latestHere
-      yield* loop.load(id, { model: choice.route })
+      // The session's own model writes the summary (the route of its last request).
+      const loaded = yield* loop.load(id, { keepModel: true })
+      const last = AgentLoop.lastRoute(loaded.events)
+      if (last === undefined || `${last.provider}/${last.model}` === choice.route) yield* announce(choice)
       const done = yield* loop.compact(id).pipe(
         Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
       )

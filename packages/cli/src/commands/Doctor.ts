@@ -22,6 +22,7 @@ import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
+import * as TranscriptText from "../TranscriptText.js"
 
 export type Replay = "native" | "degrades" | "no-state"
 
@@ -51,6 +52,8 @@ export interface SessionReport {
   readonly keptFromSeq?: number
   /** The live process writing the session, when the open turn is in flight there (not left by a dead one). */
   readonly writer?: number
+  /** The system prompt of the last request that recorded one, and how many times it changed before it. */
+  readonly systemPrompt?: { readonly hash: string; readonly sources: ReadonlyArray<string>; readonly changes: number }
 }
 
 /**
@@ -95,7 +98,13 @@ export const diagnose = (session: SessionStore.LoadedSession, eventCount = sessi
   const refused: Array<SessionReport["refused"][number]> = []
   let compactions = 0
   let keptFromSeq: number | undefined
+  let system: SessionLog.SystemRecord | undefined
+  let changes = 0
   for (const event of session.events) {
+    if (event.type === "request/start" && event.data.system !== undefined) {
+      if (system !== undefined && system.hash !== event.data.system.hash) changes++
+      system = event.data.system
+    }
     if (event.type === "replay/degrade") {
       const { messageIds, model, provider, reason } = event.data
       refused.push({ seq: event.seq, messageIds, route: `${provider}/${model}`, reason })
@@ -116,6 +125,7 @@ export const diagnose = (session: SessionStore.LoadedSession, eventCount = sessi
     compactions,
     ...(keptFromSeq === undefined ? {} : { keptFromSeq }),
     ...(session.recovery.openTurn?.holder === undefined ? {} : { writer: session.recovery.openTurn.holder.pid }),
+    ...(system === undefined ? {} : { systemPrompt: { hash: system.hash, sources: system.sources, changes } }),
   }
 }
 
@@ -130,6 +140,14 @@ export const render = (report: SessionReport): string => {
       count(report.messages.length, "assistant message")
     }: ${native} replay natively, ${degrades.length} degrade, ${neutral} without replay state`,
   ]
+  if (report.systemPrompt !== undefined) {
+    const { changes } = report.systemPrompt
+    lines.push(
+      `  system prompt of the last request: ${TranscriptText.systemLabel(report.systemPrompt, report.cwd)}${
+        changes === 0 ? "" : `; it changed ${changes === 1 ? "once" : `${changes} times`} during the session`
+      }`,
+    )
+  }
   for (const m of degrades) lines.push(`  degrades ${m.messageId} (${m.route}): ${m.reason}`)
   for (const r of report.refused) {
     for (const id of r.messageIds) {

@@ -12,6 +12,7 @@ import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import * as PromptInput from "../PromptInput.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import { err, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
@@ -55,8 +56,12 @@ export const noProvider = (settings: Settings): string => {
     `To try turnlog without a key: turnlog demo`
 }
 
-/** Picks the session: the one named, the latest in this directory, or a new one. */
-const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Tools.Tool>) =>
+/**
+ * Picks the session: the one named, the latest in this directory, or a new
+ * one. A session continued keeps its model (the route its last request used)
+ * unless `--model` names another: then the switch is said.
+ */
+const sessionFor = (options: RunOptions, choice: ModelChoice.Choice, tools: ReadonlyArray<Tools.Tool>) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore
@@ -81,8 +86,18 @@ const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Too
       }
       id = latest.id
     }
-    if (id === undefined) return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
-    const loaded = yield* loop.load(id, { model: route, tools })
+    const route = choice.route
+    if (id === undefined) {
+      yield* announce(choice)
+      return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+    }
+    const switched = Option.isSome(options.model)
+    const loaded = yield* loop.load(id, switched ? { model: route, tools } : { keepModel: true, tools })
+    const last = AgentLoop.lastRoute(loaded.events)
+    const previous = last === undefined ? undefined : `${last.provider}/${last.model}`
+    // What decided the route is said only when it is the route in force.
+    if (previous === undefined || switched || previous === route) yield* announce(choice)
+    if (switched && previous !== undefined && previous !== route) yield* note(`model: ${previous} → ${route}`)
     if (loaded.recovery.tornTail !== undefined) {
       yield* note(`session ${id}: a torn tail of ${loaded.recovery.tornTail.bytes} bytes was cut off and kept aside`)
     }
@@ -97,7 +112,7 @@ export const run = (settings: Settings, options: RunOptions) =>
     if (Option.isSome(options.session) && options.continue) {
       return yield* new UsageError({ message: "--session and --continue cannot be used together: choose one" })
     }
-    const prompt = options.prompt.join(" ").trim()
+    const prompt = yield* PromptInput.compose(options.prompt)
     if (prompt === "") return yield* new UsageError({ message: "the prompt is empty: turnlog run <prompt…>" })
     if (Option.isSome(options.maxTokens) && options.maxTokens.value <= 0) {
       return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
@@ -109,15 +124,13 @@ export const run = (settings: Settings, options: RunOptions) =>
       yield* Layers.providersChecked(settings)
       return yield* new UsageError({ message: noProvider(settings) })
     }
-    yield* announce(choice)
-
     const turn = Effect.gen(function*() {
       const loop = yield* AgentLoop.AgentLoop
       const display = yield* Tools.Tools
       // The config's MCP servers, for this run; a server that cannot start is noted and left out.
       const mcp = yield* McpServers.McpServers
       const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
-      const id = yield* sessionFor(options, choice.route, tools)
+      const id = yield* sessionFor(options, choice, tools)
       yield* note(`session ${id}`)
       let wroteText = false
       let endsWithNewline = true

@@ -72,6 +72,8 @@ export const play = async (
   const onUpdate = new Set<() => void>()
   const client = acp.client({ name: "turnlog-scenario" })
     .onNotification("session/update", ({ params }) => {
+      const kind = params.update.sessionUpdate
+      if (kind !== "agent_message_chunk" && kind !== "agent_thought_chunk") return
       updates.set(params.sessionId, (updates.get(params.sessionId) ?? 0) + 1)
       for (const f of onUpdate) f()
     })
@@ -141,7 +143,7 @@ export const play = async (
           )
           if (cancel !== undefined) {
             onUpdate.delete(cancel)
-            throw new Error(`step ${n + 1}: the prompt ended before ${step.cancelAfter} updates arrived to cancel after`)
+            throw new Error(`step ${n + 1}: the prompt ended before ${step.cancelAfter} answer chunks arrived to cancel after`)
           }
           break
         }
