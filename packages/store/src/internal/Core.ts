@@ -91,11 +91,12 @@ const foundBy = (loaded: Loaded, holder?: Holder): LoadedSession => {
   }
 }
 
+// The id quoted short: a hostile id must not be echoed whole.
 const notAnId = (id: string) =>
   new StoreIOError({
-    path: id,
-    operation: "create",
-    cause: new Error(`"${id.length > 40 ? `${id.slice(0, 40)}…` : id}" is not a session id (${sessionIdProblem(id)})`),
+    path: JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id),
+    operation: "create session",
+    cause: new Error(`not a session id (${sessionIdProblem(id)})`),
   })
 
 const exists = (id: SessionId) =>
