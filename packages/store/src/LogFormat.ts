@@ -95,7 +95,7 @@ export const decode = (bytes: Uint8Array, file: string): Either.Either<Session, 
   if ("bytes" in split) {
     return corrupt(
       split.line,
-      `the line is ${(split.bytes / MIB).toFixed(0)} MiB, over the ${MAX_LINE_BYTES / MIB} MiB one line of a session may take`,
+      `the line is ${split.bytes} bytes, more than the ${MAX_LINE_BYTES / MIB} MiB (${MAX_LINE_BYTES} bytes) one line of a session may take`,
     )
   }
   const { lines, complete } = split
