@@ -60,7 +60,6 @@ const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<
 /** Events per page of a streaming read. */
 const PAGE = 500
 
-
 export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
   Effect.gen(function*() {
     const dir = join(options.home, "sessions")
