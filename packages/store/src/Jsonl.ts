@@ -131,7 +131,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, holder: lease.holder })
           try {
             // Under the lease nobody else writes these: they are what a stopped process left.
-            removeLeftovers(io, file)
+            removeLeftovers(io, file, false)
           } catch {
             // Still there: the write that needs the name says so.
           }
@@ -216,7 +216,15 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           if (!repair) {
             return { header: scan.header, events: scan.events, tornTail: { bytes: torn.bytes, line: torn.line } }
           }
-          const sidecar = yield* attempt(file, "cut the torn tail of", () => cutTail(io, file, torn))
+          const sidecar = yield* attempt(file, "cut the torn tail of", () => {
+            try {
+              // Copies of this tail by earlier builds, killed before they cut it.
+              removeLeftovers(io, file, true)
+            } catch {
+              // A leftover that stays costs room, not data: the tail is copied again.
+            }
+            return cutTail(io, file, torn)
+          })
           return { header: scan.header, events: scan.events, tornTail: { sidecar, bytes: torn.bytes, line: torn.line } }
         }),
 
@@ -247,7 +255,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
             }
           }),
         pollInterval: POLL,
-        leftovers: (id) => Effect.flatMap(checked(id), (file) => attempt(file, "look beside", () => leftoversOf(io, file))),
+        leftovers: (id, torn) => Effect.flatMap(checked(id), (file) => attempt(file, "look beside", () => leftoversOf(io, file, torn))),
       },
 
       list: () =>

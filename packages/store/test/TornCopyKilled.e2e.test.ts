@@ -1,10 +1,11 @@
 // A process killed (SIGKILL) while it copies a torn tail aside leaves a
 // half-written temporary file beside the log. `recovery` (what `doctor`
-// reports) names it and its size; the next open removes it, cuts the tail
-// into a complete sidecar, and leaves nothing else behind.
+// reports) names it and its size (and a copy an earlier build left under its
+// own name); the next open removes them, cuts the tail into a complete
+// sidecar, and leaves nothing else behind.
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,10 +42,14 @@ describe("jsonl: a torn tail's copy killed midway", () => {
       // The log was not cut: the tail is still only there.
       expect(readFileSync(file).equals(logged)).toBe(true)
 
+      // And a copy an earlier build (which named its copies by pid) left of the same tail.
+      const older = join(dir, `.${id}.jsonl.torn.4242-0badf00d.tmp`)
+      writeFileSync(older, torn.slice(0, 1000))
+
       const recovery = yield* withStore(h, (store) => store.recovery(id))
       expect(recovery).toStrictEqual({
         tornTail: { bytes: torn.length, line: 5 },
-        leftovers: [{ file: leftover, bytes: torn.length / 2 }],
+        leftovers: [{ file: leftover, bytes: torn.length / 2 }, { file: older, bytes: 1000 }],
       })
 
       const opened = yield* withStore(h, (store) => store.open(id))

@@ -53,10 +53,32 @@ export interface Leftover {
   readonly bytes: number
 }
 
-/** The temporary files left beside `file` (see `publishTemp`), without touching them. */
-export const leftoversOf = (io: FileIo, file: string): Array<Leftover> => {
+/**
+ * Earlier builds named a torn tail's copy `.<log>.torn.<pid>-<random>.tmp`.
+ * Such a copy is left only by a process killed before it cut the tail, so
+ * the log still ends in that tail: these names are looked for (in the
+ * directory listing) only when it does.
+ */
+const olderTornTemps = (io: FileIo, file: string): Array<string> => {
+  const prefix = `.${basename(file)}.torn.`
+  return io.readdirSync(dirname(file))
+    .filter((name) => name.startsWith(prefix) && /^\d+-[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length)))
+    .map((name) => join(dirname(file), name))
+}
+
+const tempsOf = (io: FileIo, file: string, torn: boolean): Array<string> => [
+  publishTemp(file),
+  tornTemp(file),
+  ...(torn ? olderTornTemps(io, file) : []),
+]
+
+/**
+ * The temporary files left beside `file` (see `publishTemp`), without
+ * touching them; `torn`: the log ends in a torn tail (see `olderTornTemps`).
+ */
+export const leftoversOf = (io: FileIo, file: string, torn: boolean): Array<Leftover> => {
   const found: Array<Leftover> = []
-  for (const temp of [publishTemp(file), tornTemp(file)]) {
+  for (const temp of tempsOf(io, file, torn)) {
     let fd: number
     try {
       fd = io.openSync(temp, "r")
@@ -74,8 +96,8 @@ export const leftoversOf = (io: FileIo, file: string): Array<Leftover> => {
 }
 
 /** Removes the temporary files left beside `file`; only a holder of its lease may (see `publishTemp`). */
-export const removeLeftovers = (io: FileIo, file: string): void => {
-  for (const temp of [publishTemp(file), tornTemp(file)]) {
+export const removeLeftovers = (io: FileIo, file: string, torn: boolean): void => {
+  for (const temp of tempsOf(io, file, torn)) {
     try {
       io.unlinkSync(temp)
     } catch (error) {
