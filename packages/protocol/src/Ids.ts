@@ -8,6 +8,30 @@ import { Schema } from "effect"
 export const SessionId = Schema.String.pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/**
+ * The one rule for a session id every store serves: an id names a file (JSONL:
+ * `<id>.jsonl`, its lock and sidecars) as well as a row, so it is letters,
+ * digits, `.`, `_` and `-`, starting with a letter or digit, at most
+ * `SESSION_ID_MAX_LENGTH` characters — far above the 24 of an id turnlog
+ * makes, and short enough for every file name built on it.
+ */
+export const SESSION_ID_MAX_LENGTH = 200
+
+const SESSION_ID_CHARS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+/**
+ * The part of the rule `text` breaks, as a parenthetical for "… is not a
+ * session id (…)"; `undefined` when it is an id.
+ */
+export const sessionIdProblem = (text: string): string | undefined =>
+  text.length > SESSION_ID_MAX_LENGTH
+    ? `at most ${SESSION_ID_MAX_LENGTH} characters`
+    : SESSION_ID_CHARS.test(text)
+    ? undefined
+    : "letters, digits, \".\", \"_\" and \"-\", not first"
+
+export const isSessionId = (text: string): text is SessionId => sessionIdProblem(text) === undefined
+
 export const MessageId = Schema.String.pipe(Schema.brand("MessageId"))
 export type MessageId = typeof MessageId.Type
 

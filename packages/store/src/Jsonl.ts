@@ -1,7 +1,9 @@
 /**
  * The JSONL layer, the embedded default: `$TURNLOG_HOME/sessions/<id>.jsonl`,
  * one header line then one event per line (the README's "The durable log"), a lock file per
- * session for the one writer, torn tails cut at `open` into `<id>.jsonl.torn-<n>`.
+ * session for the one writer, torn tails cut at `open` into `<id>.jsonl.torn-<n>`;
+ * temporary files a stopped process left beside a log are reported by
+ * `recovery` and removed by the next holder of the session's lease.
  * The file logic lives in `internal/Jsonl*`; this module maps it onto the
  * shared store logic and maps operating-system failures to `StoreIOError` once.
  *
@@ -12,11 +14,21 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
-import type { SessionId, SessionLog } from "@turnlog/protocol"
+import { isSessionId, type SessionId, sessionIdProblem, type SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
-import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
+import {
+  AlreadyExists,
+  appendEvents,
+  completePublish,
+  cutTail,
+  leftoversOf,
+  type OpenLog,
+  openLog,
+  publish,
+  removeLeftovers,
+} from "./internal/JsonlFile.js"
 import {
   entryOf,
   EntryWriter,
@@ -48,9 +60,6 @@ const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<
 /** Events per page of a streaming read. */
 const PAGE = 500
 
-// Ids become file names: anything that could leave the directory is no session of ours.
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-
 export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
   Effect.gen(function*() {
     const dir = join(options.home, "sessions")
@@ -80,7 +89,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       }
     }
     const checked = (id: SessionId): Effect.Effect<string, SessionNotFound> =>
-      SAFE_ID.test(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
+      isSessionId(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
 
     /**
      * A log's summary from its index entry when the entry matches the log
@@ -120,19 +129,32 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const lockFile = join(dir, `${id}.lock`)
           const lease = yield* attempt(lockFile, "take the lease", () => acquire(io, lockFile, options.program))
           if (lease._tag === "Locked") return yield* new SessionLocked({ sessionId: id, holder: lease.holder })
+          try {
+            // Under the lease nobody else writes these: they are what a stopped process left.
+            removeLeftovers(io, file, false)
+          } catch {
+            // Still there: the write that needs the name says so.
+          }
           let log: OpenLog | undefined
           const entry = new EntryWriter(io, indexDir, id)
           // A first write that failed after its file was linked into place: what
           // it published, so the retry completes it instead of publishing again.
           let published: { readonly size: number; readonly count: number } | undefined
+          // Called once the events are durable: it must not fail the write, or the
+          // events would stay buffered and be written again.
           const written = (header: SessionLog.SessionHeader, events: ReadonlyArray<SessionLog.SessionEvent>, first: boolean) => {
             const from = first ? undefined : tallies.get(id)
             if (!first && from === undefined) return
-            const builder = new SummaryBuilder(header, from)
-            for (const event of events) builder.addEvent(event)
-            const tally = builder.tally()
-            tallies.set(id, tally)
-            if (log !== undefined) index(entry, header, tally, stampOf(log.fd))
+            try {
+              const builder = new SummaryBuilder(header, from)
+              for (const event of events) builder.addEvent(event)
+              const tally = builder.tally()
+              tallies.set(id, tally)
+              if (log !== undefined) index(entry, header, tally, stampOf(log.fd))
+            } catch {
+              // No summary to carry forward: the index entry no longer matches the log, so `list` reads the log.
+              tallies.delete(id)
+            }
           }
           const writer: Writer = {
             write: (header, events, first) =>
@@ -194,7 +216,15 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           if (!repair) {
             return { header: scan.header, events: scan.events, tornTail: { bytes: torn.bytes, line: torn.line } }
           }
-          const sidecar = yield* attempt(file, "cut the torn tail of", () => cutTail(io, file, torn))
+          const sidecar = yield* attempt(file, "cut the torn tail of", () => {
+            try {
+              // Copies of this tail by earlier builds, killed before they cut it.
+              removeLeftovers(io, file, true)
+            } catch {
+              // A leftover that stays costs room, not data: the tail is copied again.
+            }
+            return cutTail(io, file, torn)
+          })
           return { header: scan.header, events: scan.events, tornTail: { sidecar, bytes: torn.bytes, line: torn.line } }
         }),
 
@@ -225,6 +255,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
             }
           }),
         pollInterval: POLL,
+        leftovers: (id, torn) => Effect.flatMap(checked(id), (file) => attempt(file, "look beside", () => leftoversOf(io, file, torn))),
       },
 
       list: () =>
@@ -235,7 +266,8 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           for (const name of names) {
             if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
             const id = name.slice(0, -".jsonl".length)
-            if (!SAFE_ID.test(id)) {
+            // Ids become file names: anything that could leave the directory is no session of ours.
+            if (!isSessionId(id)) {
               // Not a name this store gives or reads back: named, so it is neither
               // listed as a session nobody can open nor passed over in silence.
               unreadable.push({
@@ -243,7 +275,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                 error: new SessionCorrupt({
                   file: join(dir, name),
                   line: 1,
-                  detail: `"${id}" is not a session id (letters, digits, ".", "_" and "-", not first)`,
+                  detail: `"${id}" is not a session id (${sessionIdProblem(id)})`,
                 }),
               })
               continue

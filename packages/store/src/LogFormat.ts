@@ -9,11 +9,20 @@
  *
  * Events are handled generically: whatever the protocol's `SessionLog`
  * schemas hold is what is accepted and written.
+ *
+ * A file is also refused for what a store could not serve or write (the
+ * JSONL reader would read it, but an import must not store it): an id that
+ * is not a session id every store serves (`isSessionId`), a cwd that is not
+ * an absolute path, a line over `MAX_LINE_BYTES`, a line nested more than
+ * `MAX_DEPTH` levels deep. Verification and writing agree: what passes here
+ * is written whole.
  */
+import { isAbsolute } from "node:path"
 import { Either } from "effect"
-import type { SessionLog } from "@turnlog/protocol"
+import { sessionIdProblem, type SessionLog } from "@turnlog/protocol"
 import { decodeLine } from "./internal/EventLine.js"
 import { serialize } from "./internal/JsonlFile.js"
+import { nestsDeeperThan } from "./internal/Nesting.js"
 import { parseHeader } from "./internal/JsonlScan.js"
 import { SessionCorrupt, type StoreError, UnknownEvent } from "./StoreError.js"
 
@@ -21,6 +30,18 @@ export interface Session {
   readonly header: SessionLog.SessionHeader
   readonly events: ReadonlyArray<SessionLog.SessionEvent>
 }
+
+/** The most bytes one line (an event, or the header) may take: within what every store writes and reads back as one value. */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024
+
+/** The deepest a line may nest objects and arrays (see `internal/Nesting`). */
+export const MAX_DEPTH = 1000
+
+/** A value quoted in a refusal, cut short when long: a hostile file must not fill the terminal. */
+const quoted = (text: string): string =>
+  text.length <= 40 ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`
+
+const MIB = 1024 * 1024
 
 /** The header line, newline included, as the JSONL layer writes it. */
 export const encodeHeader = (header: SessionLog.SessionHeader): string => JSON.stringify(header) + "\n"
@@ -30,14 +51,26 @@ export const encodeEvents = (events: ReadonlyArray<SessionLog.SessionEvent>): st
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** Each line's text (`undefined` when it is not UTF-8), and whether the last one ended with a newline. */
-const linesOf = (bytes: Uint8Array): { readonly lines: Array<string | undefined>; readonly complete: boolean } => {
+/** A line over `MAX_LINE_BYTES`: its 1-based number and size (it is not decoded). */
+interface Oversized {
+  readonly line: number
+  readonly bytes: number
+}
+
+/**
+ * Each line's text (`undefined` when it is not UTF-8), and whether the last one
+ * ended with a newline; or the first line over `MAX_LINE_BYTES`.
+ */
+const linesOf = (
+  bytes: Uint8Array,
+): { readonly lines: Array<string | undefined>; readonly complete: boolean } | Oversized => {
   const lines: Array<string | undefined> = []
   let start = 0
   while (start < bytes.length) {
     let end = bytes.indexOf(0x0a, start)
     const last = end < 0
     if (last) end = bytes.length
+    if (end - start > MAX_LINE_BYTES) return { line: lines.length + 1, bytes: end - start }
     try {
       lines.push(utf8.decode(bytes.subarray(start, end)))
     } catch {
@@ -58,7 +91,15 @@ const linesOf = (bytes: Uint8Array): { readonly lines: Array<string | undefined>
  */
 export const decode = (bytes: Uint8Array, file: string): Either.Either<Session, StoreError> => {
   const corrupt = (line: number, detail: string) => Either.left(new SessionCorrupt({ file, line, detail }))
-  const { lines, complete } = linesOf(bytes)
+  const split = linesOf(bytes)
+  if ("bytes" in split) {
+    return corrupt(
+      split.line,
+      `the line is ${split.bytes} bytes, more than the ${MAX_LINE_BYTES / MIB} MiB (${MAX_LINE_BYTES} bytes) one line of a session may take`,
+    )
+  }
+  const { lines, complete } = split
+  const tooDeep = (n: number) => corrupt(n, `the line nests objects and arrays more than ${MAX_DEPTH} levels deep (a store writes at most ${MAX_DEPTH})`)
   const first = lines[0]
   if (first === undefined && lines.length === 0) return corrupt(1, "the file is empty")
   if (lines.length === 1 && !complete) return corrupt(1, "the session header is incomplete")
@@ -67,12 +108,18 @@ export const decode = (bytes: Uint8Array, file: string): Either.Either<Session, 
   const claimed = Either.getOrUndefined(Either.try(() => (JSON.parse(first) as { readonly id?: unknown }).id))
   const header = parseHeader(first, file, typeof claimed === "string" ? claimed : "")
   if (Either.isLeft(header)) return Either.left(header.left)
+  const { cwd, id } = header.right
+  const notAnId = sessionIdProblem(id)
+  if (notAnId !== undefined) return corrupt(1, `${quoted(id)} is not a session id (${notAnId})`)
+  if (!isAbsolute(cwd)) return corrupt(1, `the session's cwd ${quoted(cwd)} is not an absolute path`)
+  if (nestsDeeperThan(first, MAX_DEPTH)) return tooDeep(1)
   const events: Array<SessionLog.SessionEvent> = []
   let damage: number | undefined
   for (let i = 1; i < lines.length; i++) {
     const n = i + 1
     const text = lines[i]
     const torn = i === lines.length - 1 && !complete
+    if (text !== undefined && nestsDeeperThan(text, MAX_DEPTH)) return tooDeep(n)
     const result = text === undefined || torn ? { _tag: "Unparsable" as const } : decodeLine(text)
     if (damage !== undefined) {
       // The JSONL reader's rule: damage followed by a complete event was committed, not torn.

@@ -55,12 +55,14 @@ const makeBackend = (storage: MemoryStorage): Backend => {
         const writer: Writer = {
           write: (header, events, first) =>
             Effect.sync(() => {
+              // Every line made before anything is kept: a write stores all of its events or none.
+              const lines = events.map((event) => JSON.stringify(event))
               let stored = storage.sessions.get(id)
               if (first || stored === undefined) {
                 stored = { header: JSON.stringify(header), events: [] }
                 storage.sessions.set(id, stored)
               }
-              for (const event of events) stored.events.push(JSON.stringify(event))
+              for (const line of lines) stored.events.push(line)
             }),
           release: Effect.sync(() => {
             if (storage.leases.get(id) === self) storage.leases.delete(id)

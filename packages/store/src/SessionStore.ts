@@ -61,6 +61,13 @@ export interface Recovery {
     /** The live process holding the session's lease, if any: the turn is in flight there. */
     readonly holder?: Holder
   }
+  /**
+   * `recovery` only (JSONL): temporary files a process that stopped midway
+   * left beside the log (a torn tail's unfinished copy, a log never
+   * published), each with its size. They hold nothing the log does not; the
+   * next `open` (or `create`) of the session removes them.
+   */
+  readonly leftovers?: ReadonlyArray<{ readonly file: string; readonly bytes: number }>
 }
 
 export interface LoadedSession {
@@ -78,7 +85,8 @@ export interface Service {
    * refused. `createdAt` and `version` keep the header of a session written
    * elsewhere (an import): the session keeps its creation time, and a log of
    * an earlier format version stays in that version, so the build that wrote
-   * it can still read it.
+   * it can still read it. A chosen id must be one every store serves
+   * (`isSessionId`); another is refused, nothing written.
    */
   readonly create: (options: {
     readonly cwd: string
@@ -87,6 +95,13 @@ export interface Service {
     readonly createdAt?: string
     /** A log format version this build writes (1 to `SessionLog.LOG_VERSION`); the newest by default. */
     readonly version?: number
+    /**
+     * Events the session starts with (seq from 1), written with its header in
+     * one durable step — all of them, or, when that fails, no session at all
+     * (an import: a JSONL log is published whole under its name, a database
+     * writes it in one transaction).
+     */
+    readonly events?: ReadonlyArray<SessionLog.SessionEvent>
   }) => Effect.Effect<SessionId, StoreError>
   /**
    * Takes the lease and runs recovery: a torn tail is cut (kept in a sidecar), an open turn closed durably.

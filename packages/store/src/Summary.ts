@@ -9,13 +9,38 @@ import type { SessionSummary } from "./SessionStore.js"
 /** Titles are cut to this many characters (an ellipsis marks the cut). */
 export const TITLE_LENGTH = 60
 
-/** The start of a user message's text, whitespace collapsed, cut to `TITLE_LENGTH`. */
+/** Text read at a time while a title is gathered. */
+const TITLE_SLICE = 4096
+
+/**
+ * The start of a user message's text, whitespace collapsed, cut to
+ * `TITLE_LENGTH` characters: `titleOfText` of its text blocks joined by a
+ * space, read only as far as the title needs (a message of any size gives
+ * its title without being copied whole).
+ */
 export const titleOf = (message: SessionLog.EventOf<"user/message">["data"]["message"]): string => {
-  const text = message.content
-    .flatMap((block) => (block.type === "text" ? [block.text] : []))
-    .join(" ")
-    .replace(/\s+/g, " ")
-    .trim()
+  // Whitespace collapsed so far, leading whitespace dropped: short whatever was read.
+  let seen = ""
+  let first = true
+  for (const block of message.content) {
+    if (block.type !== "text") continue
+    // The space that joins this block's text to the one before.
+    if (!first) seen += " "
+    first = false
+    const text = block.text
+    for (let at = 0; at < text.length; at += TITLE_SLICE) {
+      seen = (seen + text.slice(at, at + TITLE_SLICE)).replace(/\s+/g, " ").trimStart()
+      // What is seen without trailing space starts the whole title: once it is too long, so is the title.
+      const chars = Array.from(seen.trimEnd())
+      if (chars.length > TITLE_LENGTH) return `${chars.slice(0, TITLE_LENGTH - 1).join("").trimEnd()}…`
+    }
+  }
+  return titleOfText(seen)
+}
+
+/** The reference form of a title: `text` with whitespace collapsed, cut to `TITLE_LENGTH` characters (an ellipsis marks the cut). */
+export const titleOfText = (whole: string): string => {
+  const text = whole.replace(/\s+/g, " ").trim()
   const chars = Array.from(text)
   return chars.length <= TITLE_LENGTH ? text : `${chars.slice(0, TITLE_LENGTH - 1).join("").trimEnd()}…`
 }

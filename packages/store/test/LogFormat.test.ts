@@ -82,4 +82,45 @@ describe("LogFormat", () => {
         new RegExp(`\\.jsonl:${torn}: the file ends in a torn tail \\(a write that never finished\\): it does not hold the whole session$`),
       )
     }))
+
+  describe("refuses what no store could serve or write, naming the file and line", () => {
+    const header = (fields: Record<string, unknown>) =>
+      JSON.stringify({ type: "session", version: 2, id: "20260101T000000-0a0b0c0d", createdAt: "2026-01-01T00:00:00.000Z", cwd: "/p", ...fields })
+    const start = `{"seq":1,"time":"2026-01-01T00:00:01.000Z","type":"turn/start","data":{}}`
+    const refusal = (text: string | Buffer) => {
+      const decoded = LogFormat.decode(typeof text === "string" ? Buffer.from(text) : text, "in.jsonl")
+      return Either.isLeft(decoded) ? decoded.left.message : "accepted"
+    }
+    const chars = 'letters, digits, ".", "_" and "-", not first'
+
+    it("an id that is not a session id", () => {
+      expect(refusal(`${header({ id: "../../tmp/x" })}\n${start}\n`)).toBe(`in.jsonl:1: "../../tmp/x" is not a session id (${chars})`)
+      expect(refusal(`${header({ id: "a/b" })}\n`)).toBe(`in.jsonl:1: "a/b" is not a session id (${chars})`)
+      expect(refusal(`${header({ id: "x".repeat(300) })}\n`)).toBe(
+        `in.jsonl:1: "${"x".repeat(40)}"… (300 characters) is not a session id (at most 200 characters)`,
+      )
+      expect(refusal(`${header({ id: "x".repeat(200) })}\n${start}\n`)).toBe("accepted")
+    })
+
+    it("a cwd that is not an absolute path", () => {
+      expect(refusal(`${header({ cwd: "../../.." })}\n${start}\n`)).toBe(`in.jsonl:1: the session's cwd "../../.." is not an absolute path`)
+      expect(refusal(`${header({ cwd: "" })}\n`)).toBe(`in.jsonl:1: the session's cwd "" is not an absolute path`)
+    })
+
+    it("a line nested more than 1,000 levels deep, in an event or the header", () => {
+      const deep = (depth: number) => `{"seq":1,"time":"t","type":"turn/start","data":{"x":${"[".repeat(depth - 2)}${"]".repeat(depth - 2)}}}`
+      const said = "the line nests objects and arrays more than 1000 levels deep (a store writes at most 1000)"
+      expect(refusal(`${header({})}\n${deep(100_000)}\n`)).toBe(`in.jsonl:2: ${said}`)
+      expect(refusal(`${header({})}\n${deep(1001)}\n`)).toBe(`in.jsonl:2: ${said}`)
+      expect(refusal(`${header({})}\n${deep(1000)}\n`)).toBe("accepted")
+      expect(refusal(`${header({ x: JSON.parse("[".repeat(1000) + "]".repeat(1000)) })}\n`)).toBe(`in.jsonl:1: ${said}`)
+    })
+
+    it("a line over 256 MiB, before it is decoded", () => {
+      const big = Buffer.alloc(LogFormat.MAX_LINE_BYTES + 1, 0x78)
+      expect(refusal(Buffer.concat([Buffer.from(`${header({})}\n${start}\n`), big, Buffer.from("\n")]))).toBe(
+        "in.jsonl:3: the line is 268435457 bytes, more than the 256 MiB (268435456 bytes) one line of a session may take",
+      )
+    })
+  })
 })

@@ -2,7 +2,8 @@
  * `turnlog doctor [<id>]`: what this build makes of each stored session,
  * without changing anything — for each assistant message, whether its replay
  * state replays natively, degrades (and why), or is absent; a torn tail found
- * at the end; a last turn left open; each message a provider refused to
+ * at the end; a last turn left open; temporary files a stopped process left
+ * beside the log; each message a provider refused to
  * take replay state for (`replay/degrade`, with the provider's reason) and
  * the compactions the history starts from. The same checks the read side runs
  * before a request, run ahead of time. A session that cannot be read is
@@ -54,6 +55,8 @@ export interface SessionReport {
   readonly writer?: number
   /** The system prompt of the last request that recorded one, and how many times it changed before it. */
   readonly systemPrompt?: { readonly hash: string; readonly sources: ReadonlyArray<string>; readonly changes: number }
+  /** Temporary files a stopped process left beside the log (removed when the session is next opened). */
+  readonly leftovers?: ReadonlyArray<{ readonly file: string; readonly bytes: number }>
 }
 
 /**
@@ -126,6 +129,7 @@ export const diagnose = (session: SessionStore.LoadedSession, eventCount = sessi
     ...(keptFromSeq === undefined ? {} : { keptFromSeq }),
     ...(session.recovery.openTurn?.holder === undefined ? {} : { writer: session.recovery.openTurn.holder.pid }),
     ...(system === undefined ? {} : { systemPrompt: { hash: system.hash, sources: system.sources, changes } }),
+    ...(session.recovery.leftovers === undefined ? {} : { leftovers: session.recovery.leftovers }),
   }
 }
 
@@ -164,13 +168,18 @@ export const render = (report: SessionReport): string => {
       `  torn tail: ${report.tornTail.bytes} bytes at line ${report.tornTail.line} (cut off and kept aside when the session is next opened)`,
     )
   }
+  for (const leftover of report.leftovers ?? []) {
+    lines.push(
+      `  leftover: ${leftover.file} (${leftover.bytes} bytes), an unfinished temporary file of a process that stopped; it holds nothing the log does not (removed when the session is next opened)`,
+    )
+  }
   // A turn in flight in a live process is no damage; one a dead process left open is repaired at the next open.
   const leftOpen = report.openTurn && report.writer === undefined
   if (report.writer !== undefined) lines.push(`  turn in flight: process ${report.writer} is writing this session`)
   if (leftOpen) {
     lines.push("  open turn: the last turn has no end (closed as interrupted when the session is next opened)")
   }
-  if (degrades.length === 0 && report.tornTail === undefined && !leftOpen) lines.push("  ok")
+  if (degrades.length === 0 && report.tornTail === undefined && !leftOpen && report.leftovers === undefined) lines.push("  ok")
   return lines.join("\n")
 }
 

@@ -2,12 +2,13 @@
  * `turnlog import <file>` (`-`: stdin): a session in the JSONL log format
  * (what `turnlog export` writes, or a JSONL store's log file) added to the
  * configured store under its own id. The whole file is verified before
- * anything is stored, by the JSONL layer's own reading rules (see
- * `LogFormat.decode`): a newer version, a line that is not an event of this
- * version, a gap in seq — each refused naming the file and line. An id the
- * store already holds is refused; nothing stored is touched. Events are then
- * written in batches, each flushed, so a failure midway can say exactly which
- * events are stored.
+ * anything is stored, by the JSONL layer's own reading rules and what every
+ * store can serve (see `LogFormat.decode`): a newer version, a line that is
+ * not an event of this version, a gap in seq, an id or a cwd no store could
+ * serve, a line too large or too deeply nested to write — each refused
+ * naming the file and line. An id the store already holds is refused;
+ * nothing stored is touched. The session is then stored in one step (see `SessionStore.create`'s `events`): an import
+ * that fails leaves no session behind, so it can simply be run again.
  */
 import { readFileSync } from "node:fs"
 import { Effect, Either } from "effect"
@@ -18,22 +19,23 @@ import * as Layers from "../Layers.js"
 import { note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 
-/** Events per flush: each flush is a point the import can report as stored. */
-const BATCH = 500
+/** A whole file, or stdin read as a stream until it ends (a pipe's writer may be slower than this reader). */
+const readInput = (file: string): Effect.Effect<{ readonly bytes: Uint8Array; readonly name: string }, CommandFailed> => {
+  const name = file === "-" ? "stdin" : file
+  const failed = (e: unknown) => new CommandFailed({ message: `${name} cannot be read: ${e instanceof Error ? e.message : String(e)}` })
+  return file === "-"
+    ? Effect.tryPromise({
+      try: async () => {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+        return { bytes: Buffer.concat(chunks), name }
+      },
+      catch: failed,
+    })
+    : Effect.try({ try: () => ({ bytes: readFileSync(file), name }), catch: failed })
+}
 
-const readInput = (file: string): Effect.Effect<{ readonly bytes: Uint8Array; readonly name: string }, CommandFailed> =>
-  Effect.try({
-    // fd 0 read to its end: a pipe or a redirected file alike.
-    try: () => ({ bytes: readFileSync(file === "-" ? 0 : file), name: file === "-" ? "stdin" : file }),
-    catch: (e) =>
-      new CommandFailed({
-        message: `${file === "-" ? "stdin" : file} cannot be read: ${e instanceof Error ? e.message : String(e)}`,
-      }),
-  })
-
-const range = (from: number, to: number) => (from === to ? `event ${from}` : `events ${from}–${to}`)
-
-/** Stores the verified session, batch by batch; a failure says what is stored. */
+/** Stores the verified session in one step: whole, or (when writing fails) not at all. */
 const write = (store: SessionStore.Service, session: LogFormat.Session, kind: string) =>
   Effect.gen(function*() {
     const { header, events } = session
@@ -46,25 +48,16 @@ const write = (store: SessionStore.Service, session: LogFormat.Session, kind: st
       createdAt: header.createdAt,
       version: header.version,
       ...(header.title === undefined ? {} : { title: header.title }),
+      events,
     }).pipe(
-      Effect.mapError((e) => new CommandFailed({ message: `session ${id} was not imported (nothing was written): ${e.message}` })),
+      Effect.mapError((e) =>
+        new CommandFailed({
+          message: e._tag === "LeaseLost"
+            ? `importing session ${id} into the ${kind} store: ${e.message}; whether it was stored is not known (see: turnlog sessions)`
+            : `session ${id} was not imported (nothing was stored in the ${kind} store): ${e.message}`,
+        })
+      ),
     )
-    let stored = 0
-    for (let from = 0; from < events.length; from += BATCH) {
-      const batch = events.slice(from, from + BATCH)
-      yield* Effect.zipRight(store.append(id, batch), store.flush(id)).pipe(
-        Effect.mapError((e) =>
-          new CommandFailed({
-            message: `importing session ${id} into the ${kind} store stopped: ${
-              stored === 0 ? "the session is stored with its header and no events" : `${range(1, stored)} of ${events.length} are stored`
-            }; writing ${range(stored + 1, stored + batch.length)} failed${
-              e._tag === "LeaseLost" ? " (whether they were stored is settled when the session is next opened)" : ""
-            } and nothing after was written: ${e.message}`,
-          })
-        ),
-      )
-      stored += batch.length
-    }
     yield* store.release(id).pipe(
       Effect.mapError((e) => new CommandFailed({ message: `session ${id}: all ${events.length} events are stored, but ${e.message}` })),
     )

@@ -5,7 +5,7 @@
  * only a `Backend`: how to take a lease, load, write and list its storage.
  */
 import { Console, Effect, Stream } from "effect"
-import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
+import { isSessionId, makeSessionId, type SessionId, sessionIdProblem, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
@@ -91,6 +91,14 @@ const foundBy = (loaded: Loaded, holder?: Holder): LoadedSession => {
   }
 }
 
+// The id quoted short: a hostile id must not be echoed whole.
+const notAnId = (id: string) =>
+  new StoreIOError({
+    path: JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id),
+    operation: "create session",
+    cause: new Error(`not a session id (${sessionIdProblem(id)})`),
+  })
+
 const exists = (id: SessionId) =>
   new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) })
 
@@ -162,6 +170,11 @@ export const makeCore = (backend: Backend) =>
       create: (options) =>
         serial(Effect.gen(function*() {
           const id = options.id ?? makeSessionId()
+          if (options.id !== undefined && !isSessionId(options.id)) return yield* notAnId(options.id)
+          const events = options.events ?? []
+          for (let i = 0; i < events.length; i++) {
+            if (events[i]!.seq !== i + 1) return yield* new StaleWriter({ sessionId: id, expectedSeq: i + 1, gotSeq: events[i]!.seq })
+          }
           const version = options.version ?? SessionLog.LOG_VERSION
           if (!Number.isInteger(version) || version < 1 || version > SessionLog.LOG_VERSION) {
             return yield* Effect.dieMessage(`create: log version ${version} is not one this build writes (1 to ${SessionLog.LOG_VERSION})`)
@@ -189,8 +202,8 @@ export const makeCore = (backend: Backend) =>
           }
           // Durable before the id is handed out: another process (a new ACP
           // client loading the session) can open it before any turn is written.
-          yield* writer.write(header, [], true).pipe(Effect.onError(() => writer.release))
-          held.set(id, { header, writer, nextSeq: 1, pending: [] })
+          yield* writer.write(header, events, true).pipe(Effect.onError(() => writer.release))
+          held.set(id, { header, writer, nextSeq: events.length + 1, pending: [] })
           return id
         })),
 

@@ -7,9 +7,10 @@
  *   the previous length, so retrying the same events leaves no gap or duplicate;
  * - a torn tail is copied to a temporary file, synced, linked to a sidecar
  *   `<file>.torn-<n>` (a fresh n, never overwriting), and only then cut from
- *   the log.
+ *   the log;
+ * - a temporary file a stopped process left (`leftoversOf`) is removed by the
+ *   next holder of the session's lease.
  */
-import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
 import type { SessionLog } from "@turnlog/protocol"
 import { errorCode, type FileIo, syncDirectory, writeAll } from "./FileIo.js"
@@ -37,10 +38,108 @@ export interface OpenLog {
 }
 
 /**
+ * The temporary files of a log: the log being published, and a torn tail being
+ * copied aside. Both are written only under the session's lease, so each has
+ * one fixed name; whatever a lease holder finds under them was left by a
+ * process that stopped midway (killed, or the machine went down) and holds
+ * nothing the log does not (a torn tail is cut only once its copy is linked).
+ */
+const publishTemp = (file: string) => join(dirname(file), `.${basename(file)}.tmp`)
+const tornTemp = (file: string) => join(dirname(file), `.${basename(file)}.torn.tmp`)
+
+/** A temporary file a stopped process left beside a log, and its size. */
+export interface Leftover {
+  readonly file: string
+  readonly bytes: number
+}
+
+/**
+ * Earlier builds named a torn tail's copy `.<log>.torn.<pid>-<random>.tmp`.
+ * Such a copy is left only by a process killed before it cut the tail, so
+ * the log still ends in that tail: these names are looked for (in the
+ * directory listing) only when it does.
+ */
+const olderTornTemps = (io: FileIo, file: string): Array<string> => {
+  const prefix = `.${basename(file)}.torn.`
+  return io.readdirSync(dirname(file))
+    .filter((name) => name.startsWith(prefix) && /^\d+-[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length)))
+    .map((name) => join(dirname(file), name))
+}
+
+const tempsOf = (io: FileIo, file: string, torn: boolean): Array<string> => [
+  publishTemp(file),
+  tornTemp(file),
+  ...(torn ? olderTornTemps(io, file) : []),
+]
+
+/**
+ * The temporary files left beside `file` (see `publishTemp`), without
+ * touching them; `torn`: the log ends in a torn tail (see `olderTornTemps`).
+ */
+export const leftoversOf = (io: FileIo, file: string, torn: boolean): Array<Leftover> => {
+  const found: Array<Leftover> = []
+  for (const temp of tempsOf(io, file, torn)) {
+    let fd: number
+    try {
+      fd = io.openSync(temp, "r")
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") continue
+      throw error
+    }
+    try {
+      found.push({ file: temp, bytes: io.fstatSync(fd).size })
+    } finally {
+      io.closeSync(fd)
+    }
+  }
+  return found
+}
+
+/** Removes the temporary files left beside `file`; only a holder of its lease may (see `publishTemp`). */
+export const removeLeftovers = (io: FileIo, file: string, torn: boolean): void => {
+  for (const temp of tempsOf(io, file, torn)) {
+    try {
+      io.unlinkSync(temp)
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error
+    }
+  }
+}
+
+/** Bytes gathered before one write when a log is published: a session of any size is never one string. */
+const PUBLISH_PIECE = 1 << 20
+
+/** Writes header and events as log lines, a piece at a time; returns the bytes written. */
+const writeLines = (
+  io: FileIo,
+  fd: number,
+  header: SessionLog.SessionHeader,
+  events: ReadonlyArray<SessionLog.SessionEvent>,
+): number => {
+  let size = 0
+  let piece = JSON.stringify(header) + "\n"
+  const put = () => {
+    const bytes = Buffer.from(piece)
+    writeAll(io, fd, bytes)
+    size += bytes.length
+    piece = ""
+  }
+  for (const event of events) {
+    const line = JSON.stringify(event) + "\n"
+    if (piece.length + line.length > PUBLISH_PIECE) put()
+    piece += line
+  }
+  put()
+  return size
+}
+
+/**
  * Publishes a new log — header and first events, written and synced under a
  * temporary name, then linked into place — and returns its length. Fails with
- * `AlreadyExists` rather than replace a file. Once it returns, the file is
- * there: `completePublish` makes its name durable and opens it for appending.
+ * `AlreadyExists` rather than replace a file; any failure before the link
+ * leaves no log (the temporary file is removed), so a session is published
+ * whole or not at all. Once it returns, the file is there: `completePublish`
+ * makes its name durable and opens it for appending.
  */
 export const publish = (
   io: FileIo,
@@ -48,13 +147,12 @@ export const publish = (
   header: SessionLog.SessionHeader,
   events: ReadonlyArray<SessionLog.SessionEvent>,
 ): number => {
-  const dir = dirname(file)
-  const temp = join(dir, `.${basename(file)}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
-  const bytes = Buffer.from(JSON.stringify(header) + "\n" + serialize(events))
+  const temp = publishTemp(file)
   const tempFd = io.openSync(temp, "wx")
   try {
+    let size: number
     try {
-      writeAll(io, tempFd, bytes)
+      size = writeLines(io, tempFd, header, events)
       io.fsyncSync(tempFd)
     } finally {
       io.closeSync(tempFd)
@@ -65,6 +163,7 @@ export const publish = (
       if (errorCode(error) === "EEXIST") throw new AlreadyExists(file)
       throw error
     }
+    return size
   } finally {
     try {
       io.unlinkSync(temp)
@@ -72,7 +171,6 @@ export const publish = (
       // Already gone or never created: nothing to clean.
     }
   }
-  return bytes.length
 }
 
 /** The log changed under a writer that holds it: someone else writes it too. */
@@ -173,7 +271,7 @@ export const cutTail = (io: FileIo, file: string, torn: TornTail): string => {
  * sidecar that looks complete (a failure leaves nothing at all).
  */
 const writeSidecar = (io: FileIo, file: string, bytes: Uint8Array): string => {
-  const temp = join(dirname(file), `.${basename(file)}.torn.${process.pid}-${randomUUID().slice(0, 8)}.tmp`)
+  const temp = tornTemp(file)
   const fd = io.openSync(temp, "wx")
   try {
     try {

@@ -34,6 +34,11 @@ export interface Streaming {
   readonly changes?: (id: SessionId) => Effect.Effect<Effect.Effect<void>, never, Scope.Scope>
   /** How often a follower looks for new events when no hint came. */
   readonly pollInterval: Duration.Duration
+  /**
+   * Temporary files a stopped process left beside the session's storage
+   * (JSONL), for `recovery`; `torn`: the session ends in a torn tail.
+   */
+  readonly leftovers?: (id: SessionId, torn: boolean) => Effect.Effect<NonNullable<Recovery["leftovers"]>, StoreError>
 }
 
 const pages = (tail: Tail): Stream.Stream<SessionLog.SessionEvent, StoreError> =>
@@ -71,7 +76,7 @@ export const follow = (
     }),
   )
 
-/** What `read` reports in `recovery`, from one streaming pass: the torn tail and the open last turn. */
+/** What `read` reports in `recovery`, from one streaming pass: the torn tail and the open last turn (and leftovers beside it). */
 export const recovery = (
   streaming: Streaming,
   id: SessionId,
@@ -91,9 +96,11 @@ export const recovery = (
     }
     const pending = tail.pending()
     const holder = open === undefined || holderOf === undefined ? undefined : yield* holderOf(id)
+    const leftovers = streaming.leftovers === undefined ? [] : yield* streaming.leftovers(id, pending !== undefined)
     return {
       ...(pending !== undefined ? { tornTail: { bytes: pending.bytes, line: pending.line } } : {}),
       ...(open !== undefined ? { openTurn: holder === undefined ? { seq: open } : { seq: open, holder } } : {}),
+      ...(leftovers.length > 0 ? { leftovers } : {}),
     }
   }))
 

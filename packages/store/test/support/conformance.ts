@@ -23,6 +23,7 @@ import {
   toolResult,
   userMessage,
 } from "./fixtures.js"
+import { createConformance } from "./createConformance.js"
 
 /** One storage for the duration of a test; every build of `store` is a new store over it (a new process). */
 export interface Harness {
@@ -327,6 +328,8 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
           expect(opened.events).toStrictEqual([])
         })
       ))
+
+    createConformance(run)
 
     it.effect("one writer: a second store gets SessionLocked until the first releases", () =>
       run((h) =>
