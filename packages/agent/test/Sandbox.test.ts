@@ -62,9 +62,10 @@ describe.skipIf(!sandboxed)("run_command in the sandbox (bubblewrap)", () => {
   it.live("a command writes in the session's directory and its own /tmp, nowhere else", () =>
     Effect.gen(function*() {
       const { cwd, run } = setup({ commandEnv })
-      // Not under /tmp, which the sandbox replaces with its own.
+      // Not under /tmp, which the sandbox replaces with its own. The braces put the
+      // shell's own refusal on stdout, in order with what the command prints.
       const outside = temporaryDirectory("turnlog-sandbox-outside-", "/var/tmp")
-      const output = yield* run(`echo in > inside.txt; echo tmp > /tmp/t && cat /tmp/t; echo out > ${outside}/x 2>&1 || echo refused`)
+      const output = yield* run(`echo in > inside.txt; echo tmp > /tmp/t && cat /tmp/t; { echo out > ${outside}/x; } 2>&1 || echo refused`)
       expect(output).toMatch(/^tmp\n.*Read-only file system\nrefused\n$/s)
       expect(fs.readFileSync(path.join(cwd, "inside.txt"), "utf8")).toBe("in\n")
       expect(fs.readdirSync(outside)).toEqual([])
