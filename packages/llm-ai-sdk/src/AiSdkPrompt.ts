@@ -1,0 +1,130 @@
+/**
+ * A durable request → the AI SDK call it is sent as: the prompt (system,
+ * user, assistant and tool messages), the function tools, and the call options.
+ *
+ * Assistant messages arrive reconstructed (`AiSdkReplay`): with their parts'
+ * provider options when the replay state was usable, provider-neutral
+ * otherwise. Metadata is only sent back to the route that minted it: a
+ * message from another model or another wire goes without it (silently, as
+ * any adapter does when the model changes; it is not a degraded message).
+ */
+import type {
+  JSONSchema7,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  SharedV3ProviderOptions,
+} from "@ai-sdk/provider"
+import type { LlmRequest, ToolSpec } from "@turnlog/llm/LlmAdapter"
+import type { AssistantPart, NativeAssistant } from "./AiSdkReplay.js"
+
+/** Sent in place of an empty tool output: several providers reject empty tool results. */
+export const NO_OUTPUT = "(no output)"
+/** The tool name of a result whose call is not in the history. */
+export const UNKNOWN_TOOL = "unknown"
+
+export interface Target {
+  readonly provider: string
+  readonly model: string
+  /** The AI SDK model's `provider` string. */
+  readonly sdkProvider: string
+}
+
+export const toTool = (tool: ToolSpec): LanguageModelV3FunctionTool => ({
+  type: "function",
+  name: tool.name,
+  description: tool.description,
+  inputSchema: tool.parameters as JSONSchema7,
+})
+
+const sameRoute = (native: NativeAssistant, target: Target): boolean =>
+  native.route !== undefined && native.route.provider === target.provider && native.route.model === target.model &&
+  native.route.sdkProvider === target.sdkProvider
+
+/** The parts as sent to `target`: metadata and reasoning only where they were minted for it. */
+const partsFor = (native: NativeAssistant, target: Target): ReadonlyArray<AssistantPart> => {
+  if (native.route === undefined || sameRoute(native, target)) return native.parts
+  return native.parts.flatMap((part): ReadonlyArray<AssistantPart> => {
+    if (part.type === "reasoning") return []
+    if (part.type === "text") return [{ type: "text", text: part.text }]
+    if (part.type === "tool-call") return [{ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input }]
+    return [part]
+  })
+}
+
+/** `assistants` holds the native form of each assistant message of `request.messages`, in order. */
+export const toPrompt = (request: LlmRequest, assistants: ReadonlyArray<NativeAssistant>, target: Target): LanguageModelV3Prompt => {
+  const prompt: Array<LanguageModelV3Message> = []
+  if (request.system !== undefined && request.system !== "") prompt.push({ role: "system", content: request.system })
+  const toolNames = new Map<string, string>()
+  let next = 0
+  for (const message of request.messages) {
+    switch (message.role) {
+      case "assistant": {
+        for (const block of message.content) if (block.type === "tool-call") toolNames.set(block.id, block.name)
+        const native = assistants[next++]
+        const parts = native === undefined ? [] : partsFor(native, target)
+        if (parts.length > 0) prompt.push({ role: "assistant", content: [...parts] })
+        break
+      }
+      case "system": {
+        const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
+        if (text === "") break
+        // Providers take system text only before the conversation; later it is said as the user.
+        if (prompt.every((m) => m.role === "system")) prompt.push({ role: "system", content: text })
+        else prompt.push({ role: "user", content: [{ type: "text", text }] })
+        break
+      }
+      case "user": {
+        // Block order is kept: a run of text is one user message, a run of tool results one tool message.
+        for (const block of message.content) {
+          const last = prompt[prompt.length - 1]
+          if (block.type === "text") {
+            if (last?.role === "user") last.content.push({ type: "text", text: block.text })
+            else prompt.push({ role: "user", content: [{ type: "text", text: block.text }] })
+          } else if (block.type === "tool-result") {
+            const value = block.content === "" ? NO_OUTPUT : block.content
+            const part = {
+              type: "tool-result" as const,
+              toolCallId: block.toolCallId,
+              toolName: toolNames.get(block.toolCallId) ?? UNKNOWN_TOOL,
+              output: block.isError === true ? { type: "error-text" as const, value } : { type: "text" as const, value },
+            }
+            if (last?.role === "tool") last.content.push(part)
+            else prompt.push({ role: "tool", content: [part] })
+          }
+        }
+        break
+      }
+    }
+  }
+  return prompt
+}
+
+/**
+ * Provider options of the call itself. OpenAI Responses keeps nothing
+ * server-side (`store: false`) and returns its reasoning encrypted, so a
+ * continuation sends each reasoning item whole from the log — the log, not
+ * the provider, is where the session lives.
+ */
+export const callProviderOptions = (target: Target): SharedV3ProviderOptions | undefined =>
+  target.sdkProvider.startsWith("openai.responses") || target.sdkProvider.startsWith("azure.responses")
+    ? { openai: { store: false, include: ["reasoning.encrypted_content"] } }
+    : undefined
+
+/** The whole call, without its abort signal. */
+export const toCallOptions = (
+  request: LlmRequest,
+  assistants: ReadonlyArray<NativeAssistant>,
+  target: Target,
+): Omit<LanguageModelV3CallOptions, "abortSignal"> => {
+  const providerOptions = callProviderOptions(target)
+  return {
+    prompt: toPrompt(request, assistants, target),
+    ...(request.tools !== undefined && request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
+    ...(request.maxTokens === undefined ? {} : { maxOutputTokens: request.maxTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(providerOptions === undefined ? {} : { providerOptions }),
+  }
+}
