@@ -88,6 +88,17 @@ export const messageOf = (cause: unknown): string => {
   }
 }
 
+/** A cause and the causes under it (undici's "terminated" holds the socket's "other side closed"), a few deep. */
+const causesOf = (cause: unknown): string => {
+  const texts: Array<string> = []
+  for (let at: unknown = cause, depth = 0; at !== undefined && at !== null && depth < 3; depth++) {
+    const text = messageOf(at)
+    if (text !== "" && !texts.includes(text)) texts.push(text)
+    at = at instanceof Error ? at.cause : undefined
+  }
+  return texts.join(": ")
+}
+
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The signature or redacted data at `messages.N.content.M` of the body sent (else the first of that message). */
@@ -134,8 +145,10 @@ export const classify = (cause: unknown, context: Context = {}): Failure => {
   const api = APICallError.isInstance(cause) ? cause : undefined
   const redact = context.redact ?? ((text: string) => text)
   const base = messageOf(cause)
-  const causeText = api?.cause === undefined ? "" : messageOf(api.cause)
-  const message = redact(causeText !== "" && api?.statusCode === undefined ? `${base} (${causeText})` : base)
+  const causeText = api?.cause === undefined ? "" : causesOf(api.cause)
+  // A failure after a successful status (a stream cut mid-way) says what happened only in its cause.
+  const withCause = causeText !== "" && (api?.statusCode === undefined || api.statusCode < 400)
+  const message = redact(withCause ? `${base}: ${causeText}` : base)
   // Everything the provider said, for patterns: the body often holds the code the message leaves out.
   const said = `${message}\n${api?.responseBody ?? ""}`
   const status = api?.statusCode
