@@ -24,7 +24,7 @@ export const configFor = (server: Loopback.Server) => ({
     api,
     baseUrl: server.baseUrl(api),
     apiKeyEnv: KEY_ENV,
-    models: [{ id: MODEL, contextWindow: 200_000, maxTokens: 8_192 }],
+    models: [{ id: MODEL, contextWindow: 200_000, maxTokens: 8_192, reasoning: true }],
   }])),
 })
 
