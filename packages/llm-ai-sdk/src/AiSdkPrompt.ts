@@ -10,13 +10,14 @@
  */
 import type {
   JSONSchema7,
+  JSONValue,
   LanguageModelV3CallOptions,
   LanguageModelV3FunctionTool,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
   SharedV3ProviderOptions,
 } from "@ai-sdk/provider"
-import type { LlmRequest, ToolSpec } from "@turnlog/llm/LlmAdapter"
+import type { LlmRequest, ReasoningEffort, ToolSpec } from "@turnlog/llm/LlmAdapter"
 import type { AssistantPart, NativeAssistant } from "./AiSdkReplay.js"
 
 /** Sent in place of an empty tool output: several providers reject empty tool results. */
@@ -102,16 +103,38 @@ export const toPrompt = (request: LlmRequest, assistants: ReadonlyArray<NativeAs
   return prompt
 }
 
+/** Thinking budgets for the providers that take a budget rather than an effort. */
+export const BUDGETS: Record<ReasoningEffort, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384 }
+
 /**
- * Provider options of the call itself. OpenAI Responses keeps nothing
- * server-side (`store: false`) and returns its reasoning encrypted, so a
- * continuation sends each reasoning item whole from the log — the log, not
- * the provider, is where the session lives.
+ * Provider options of the call itself, under the namespace the model reads
+ * (the part of its `provider` before the first dot).
+ *
+ * OpenAI Responses keeps nothing server-side (`store: false`) and returns its
+ * reasoning encrypted, so a continuation sends each reasoning item whole from
+ * the log — the log, not the provider, is where the session lives. A
+ * requested reasoning effort becomes each provider's own setting.
  */
-export const callProviderOptions = (target: Target): SharedV3ProviderOptions | undefined =>
-  target.sdkProvider.startsWith("openai.responses") || target.sdkProvider.startsWith("azure.responses")
-    ? { openai: { store: false, include: ["reasoning.encrypted_content"] } }
-    : undefined
+export const callProviderOptions = (target: Target, reasoning?: ReasoningEffort): SharedV3ProviderOptions | undefined => {
+  const namespace = target.sdkProvider.split(".")[0] ?? target.sdkProvider
+  const responses = target.sdkProvider.endsWith(".responses")
+  const options: Record<string, JSONValue> = responses ? { store: false, include: ["reasoning.encrypted_content"] } : {}
+  if (reasoning !== undefined) {
+    switch (namespace) {
+      case "anthropic":
+        options["thinking"] = { type: "enabled", budgetTokens: BUDGETS[reasoning] }
+        break
+      case "google":
+      case "vertex":
+        options["thinkingConfig"] = { thinkingBudget: BUDGETS[reasoning], includeThoughts: true }
+        break
+      default:
+        options["reasoningEffort"] = reasoning
+        if (responses) options["reasoningSummary"] = "auto"
+    }
+  }
+  return Object.keys(options).length === 0 ? undefined : { [namespace]: options }
+}
 
 /** The whole call, without its abort signal. */
 export const toCallOptions = (
@@ -119,7 +142,7 @@ export const toCallOptions = (
   assistants: ReadonlyArray<NativeAssistant>,
   target: Target,
 ): Omit<LanguageModelV3CallOptions, "abortSignal"> => {
-  const providerOptions = callProviderOptions(target)
+  const providerOptions = callProviderOptions(target, request.reasoning)
   return {
     prompt: toPrompt(request, assistants, target),
     ...(request.tools !== undefined && request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
