@@ -194,3 +194,31 @@ describe.each(APIS)("%s over the loopback", (api) => {
     }])
   })
 })
+
+describe("redacted reasoning", () => {
+  const cases = [
+    {
+      api: "anthropic-messages" as const,
+      turn: (body: any) => body.messages.filter((m: any) => m.role === "assistant"),
+      expected: [{ role: "assistant", content: [{ type: "redacted_thinking", data: "EmwKAhgBEgyRedactedData" }, { type: "text", text: "Done." }] }],
+    },
+    {
+      api: "openai-responses" as const,
+      turn: (body: any) => body.input.filter((item: any) => item.type === "reasoning"),
+      expected: [{ type: "reasoning", id: "rs_redacted1", encrypted_content: "EmwKAhgBEgyRedactedData", summary: [] }],
+    },
+  ]
+  it.each(cases)("$api: the withheld reasoning's data goes back verbatim", async ({ api, turn, expected }) => {
+    const h = await harness(loopback.server)
+    loopback.server.enqueue(
+      { blocks: [{ type: "redacted-reasoning", data: "EmwKAhgBEgyRedactedData", id: "rs_redacted1" }, { type: "text", text: "Done." }] },
+      { blocks: [{ type: "text", text: "Again." }] },
+    )
+    const first = await h.collect(request(api, [user("u1", "Go")]))
+    const { assembled, message } = stored("a1", api, first)
+    expect(assembled.blocks).toEqual([{ type: "reasoning", text: "" }, { type: "text", text: "Done." }])
+    await h.collect(request(api, [user("u1", "Go"), message, user("u2", "Again")]))
+    expect(turn(loopback.server.requests().at(-1)!.body)).toEqual(expected)
+    expect(await h.diagnostics()).toEqual([])
+  })
+})
