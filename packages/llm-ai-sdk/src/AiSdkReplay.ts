@@ -120,7 +120,8 @@ const checkNamespace = (name: string, fields: Record<string, unknown>, at: strin
 const checkMetadata = (value: unknown, at: string): ProviderMetadata | string | undefined => {
   if (value === undefined) return undefined
   if (!isRecord(value)) return `${at} providerMetadata is not an object`
-  for (const [name, fields] of Object.entries(value)) {
+  for (const name in value) {
+    const fields = value[name]
     if (!isRecord(fields)) return `${at} providerMetadata.${name} is not an object`
     const wrong = checkNamespace(name, fields, at)
     if (wrong !== undefined) return wrong
@@ -136,10 +137,9 @@ const isSignedReasoning = (metadata: ProviderMetadata | undefined): boolean => {
     (openai !== undefined && (typeof openai["itemId"] === "string" || typeof openai["reasoningEncryptedContent"] === "string"))
 }
 
-const options = (metadata: ProviderMetadata | undefined): { providerOptions?: SharedV3ProviderOptions } =>
-  metadata === undefined || Object.keys(metadata).length === 0
-    ? {}
-    : { providerOptions: metadata as SharedV3ProviderOptions }
+/** The options a part carries: the metadata as streamed, or none (one literal per case, no property added later). */
+const optionsOf = (metadata: ProviderMetadata | undefined): SharedV3ProviderOptions | undefined =>
+  metadata === undefined || Object.keys(metadata).length === 0 ? undefined : metadata as SharedV3ProviderOptions
 
 /** Native form from durable content plus a version-1 state, or the reason (a string) it cannot be. */
 export const rebuild = (message: Message): NativeAssistant | string => {
@@ -184,19 +184,32 @@ export const rebuild = (message: Message): NativeAssistant | string => {
     const metadata = checkMetadata(entry["providerMetadata"], `block ${i}`)
     if (typeof metadata === "string") return metadata
     switch (block.type) {
-      case "text":
-        parts.push({ type: "text", text: block.text, ...options(metadata) })
+      case "text": {
+        const providerOptions = optionsOf(metadata)
+        parts.push(providerOptions === undefined ? { type: "text", text: block.text } : { type: "text", text: block.text, providerOptions })
         // Blank text is left out of the request by the providers that refuse it: it does not end the message.
         if (block.text.trim() !== "") lastSigned = false
         break
-      case "reasoning":
-        parts.push({ type: "reasoning", text: block.text, ...options(metadata) })
+      }
+      case "reasoning": {
+        const providerOptions = optionsOf(metadata)
+        parts.push(
+          providerOptions === undefined ? { type: "reasoning", text: block.text } : { type: "reasoning", text: block.text, providerOptions },
+        )
         lastSigned = isSignedReasoning(metadata)
         break
-      case "tool-call":
-        parts.push({ type: "tool-call", toolCallId: block.id, toolName: block.name, input: parseArguments(block.arguments), ...options(metadata) })
+      }
+      case "tool-call": {
+        const providerOptions = optionsOf(metadata)
+        const input = parseArguments(block.arguments)
+        parts.push(
+          providerOptions === undefined
+            ? { type: "tool-call", toolCallId: block.id, toolName: block.name, input }
+            : { type: "tool-call", toolCallId: block.id, toolName: block.name, input, providerOptions },
+        )
         lastSigned = false
         break
+      }
     }
   }
   // A response cut at the output limit may end in signed reasoning (its tool
