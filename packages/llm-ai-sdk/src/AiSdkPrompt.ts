@@ -65,7 +65,10 @@ export const toPrompt = (request: LlmRequest, assistants: ReadonlyArray<NativeAs
       case "assistant": {
         for (const block of message.content) if (block.type === "tool-call") toolNames.set(block.id, block.name)
         const native = assistants[next++]
-        const parts = native === undefined ? [] : partsFor(native, target)
+        // Whitespace-only text carries nothing, and Anthropic refuses it in a request.
+        const parts = native === undefined
+          ? []
+          : partsFor(native, target).filter((part) => !(part.type === "text" && part.text.trim() === "" && part.providerOptions === undefined))
         if (parts.length > 0) prompt.push({ role: "assistant", content: [...parts] })
         break
       }
