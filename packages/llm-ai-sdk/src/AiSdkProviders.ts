@@ -35,6 +35,8 @@ export const ModelEntry = Schema.Struct({
 })
 
 export const Provider = Schema.Struct({
+  /** Which adapter a shared config gives this provider to; read by whoever chooses the adapter, ignored here. */
+  adapter: Schema.optionalWith(Schema.Literal("pi-ai", "ai-sdk"), { exact: true }),
   api: Api,
   baseUrl: Schema.optionalWith(NonEmpty, { exact: true }),
   apiKeyEnv: Schema.optionalWith(NonEmpty, { exact: true }),

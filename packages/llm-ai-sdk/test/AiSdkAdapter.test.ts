@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { LlmAdapter } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
-import { AiSdkAdapter } from "@turnlog/llm-ai-sdk"
+import { AiSdkAdapter, AiSdkProviders } from "@turnlog/llm-ai-sdk"
 import { finishOf, harnessOf, user, useLoopback } from "./harness.js"
 
 const loopback = useLoopback()
@@ -68,5 +68,12 @@ describe("AiSdkAdapter.layerConfig", () => {
       _tag: "AiSdkConfigError",
       message: expect.stringMatching(/^invalid ai-sdk provider config: providers\.local\.api: .*; providers\.local\.models\.0\.id: expected a non-empty string$/),
     })
+  })
+
+  it("a provider entry may name its adapter (as a shared config does); an unknown api is named", () => {
+    const entry = { adapter: "ai-sdk", api: "anthropic-messages", models: [{ id: "claude-x" }] }
+    expect(Either.isRight(AiSdkProviders.decodeConfig({ providers: { anthropic: entry } }))).toBe(true)
+    const wrong = AiSdkProviders.decodeConfig({ providers: { anthropic: { ...entry, api: "mistral-conversations" } } })
+    expect(Either.isLeft(wrong) && wrong.left.message).toMatch(/^invalid ai-sdk provider config: providers\.anthropic\.api: /)
   })
 })
