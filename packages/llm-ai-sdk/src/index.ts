@@ -1,0 +1,6 @@
+export * as AiSdkAdapter from "./AiSdkAdapter.js"
+export * as AiSdkChunks from "./AiSdkChunks.js"
+export * as AiSdkFailures from "./AiSdkFailures.js"
+export * as AiSdkPrompt from "./AiSdkPrompt.js"
+export * as AiSdkProviders from "./AiSdkProviders.js"
+export * as AiSdkReplay from "./AiSdkReplay.js"
