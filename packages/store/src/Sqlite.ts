@@ -80,6 +80,10 @@ export const makeSqlite = (options: SqliteOptions) =>
       Effect.catchAllDefect((cause) => new StoreIOError({ path: file, operation: "open", cause })),
     )
     const inTransaction = transaction(sql)
+    // One connection: a statement another session issued between a transaction's BEGIN and COMMIT
+    // would join that transaction (and be rolled back with it). Whatever writes, or lists what is
+    // written, runs alone; the driver is synchronous, so nothing runs beside it anyway.
+    const exclusive = Effect.unsafeMakeSemaphore(1).withPermits(1)
     yield* Effect.gen(function*() {
       yield* sql`PRAGMA synchronous = FULL`
       // Another process may hold the write lock for a moment (its own flush).
@@ -121,7 +125,7 @@ export const makeSqlite = (options: SqliteOptions) =>
       first: boolean,
     ): Effect.Effect<void, StoreError> => {
       const operation = first ? "create" : "append to"
-      return Effect.zipRight(stillThere(operation), writeRows(header, events, first)).pipe(ioErrors(operation))
+      return exclusive(Effect.zipRight(stillThere(operation), writeRows(header, events, first))).pipe(ioErrors(operation))
     }
 
     const load = (
@@ -189,14 +193,14 @@ export const makeSqlite = (options: SqliteOptions) =>
       streaming: { header, tail, pollInterval: POLL },
       acquire: (id) =>
         Effect.gen(function*() {
-          yield* writable.pipe(ioErrors("create the schema in"))
+          yield* exclusive(writable).pipe(ioErrors("create the schema in"))
           const token = newToken()
-          const taken = yield* take(sql, id, token, options.program).pipe(Effect.mapError(io("take the lease in")))
+          const taken = yield* exclusive(take(sql, id, token, options.program)).pipe(Effect.mapError(io("take the lease in")))
           if (taken !== true) return yield* new SessionLocked({ sessionId: id, holder: taken })
           hold(token)
           const writer: Writer = {
             write,
-            release: give(sql, id, token).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => drop(token)))),
+            release: exclusive(give(sql, id, token)).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => drop(token)))),
           }
           return writer
         }),
@@ -206,7 +210,7 @@ export const makeSqlite = (options: SqliteOptions) =>
           ioErrors("read the lease in"),
         ),
       list: () =>
-        Effect.gen(function*() {
+        exclusive(Effect.gen(function*() {
           if (!(yield* hasSchema.pipe(ioErrors("list")))) return { sessions: [], unreadable: [] }
           // A database an older build wrote has no catalog to trust yet (the next write migrates it):
           // each session is loaded, as before.
@@ -224,7 +228,7 @@ export const makeSqlite = (options: SqliteOptions) =>
                 AND e.seq > s.summary_seq AND e.type IN ('turn/start', 'user/message')) AS behind
             FROM sessions s`.pipe(Effect.mapError(io("list")))
           return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), readAll)
-        }),
+        })),
     }
     return yield* makeCore(backend)
   })

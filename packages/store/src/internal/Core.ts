@@ -12,6 +12,7 @@ import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } fr
 import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
+import * as SessionLocks from "./SessionLocks.js"
 import * as Streaming from "./Streaming.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
@@ -98,10 +99,9 @@ export const makeCore = (backend: Backend) =>
   Effect.gen(function*() {
     const held = new Map<SessionId, Held>()
     const liveHolder = liveHolderOf(backend)
-    // One operation at a time: an open, an append and a flush of the same
-    // session must not interleave between their steps.
-    const lock = yield* Effect.makeSemaphore(1)
-    const serial = <A, E>(effect: Effect.Effect<A, E>) => lock.withPermits(1)(effect)
+    // One operation at a time per session (see `SessionLocks`): a stalled write
+    // of one session never holds up another's.
+    const serial = SessionLocks.make<SessionId>()
 
     const flushHeld = (session: Held): Effect.Effect<void, StoreError> => {
       if (session.pending.length === 0) return Effect.void
@@ -153,15 +153,15 @@ export const makeCore = (backend: Backend) =>
 
     // A streaming read sees what this store appended: its buffer of the session is flushed first.
     const flushOwn = (id: SessionId): Effect.Effect<void, StoreError> =>
-      serial(Effect.suspend(() => {
+      serial(id, Effect.suspend(() => {
         const session = held.get(id)
         return session === undefined ? Effect.void : flushHeld(session)
       }))
 
     const service: Service = {
-      create: (options) =>
-        serial(Effect.gen(function*() {
-          const id = options.id ?? makeSessionId()
+      create: (options) => {
+        const id = options.id ?? makeSessionId()
+        return serial(id, Effect.gen(function*() {
           const version = options.version ?? SessionLog.LOG_VERSION
           if (!Number.isInteger(version) || version < 1 || version > SessionLog.LOG_VERSION) {
             return yield* Effect.dieMessage(`create: log version ${version} is not one this build writes (1 to ${SessionLog.LOG_VERSION})`)
@@ -192,10 +192,11 @@ export const makeCore = (backend: Backend) =>
           yield* writer.write(header, [], true).pipe(Effect.onError(() => writer.release))
           held.set(id, { header, writer, nextSeq: 1, pending: [] })
           return id
-        })),
+        }))
+      },
 
       open: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           // Already ours: the turn in flight is live, not a crash to recover from.
           return session !== undefined
@@ -208,7 +209,7 @@ export const makeCore = (backend: Backend) =>
         })),
 
       append: (id, events) =>
-        serial(Effect.gen(function*() {
+        serial(id, Effect.gen(function*() {
           if (events.length === 0) return
           let session = held.get(id)
           if (session === undefined) {
@@ -226,13 +227,13 @@ export const makeCore = (backend: Backend) =>
         })),
 
       flush: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           return session === undefined ? Effect.void : flushHeld(session)
         })),
 
       read: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           if (session !== undefined) return readHeld(id, session)
           return Effect.flatMap(backend.load(id, false), (loaded) =>
@@ -243,8 +244,9 @@ export const makeCore = (backend: Backend) =>
         })),
 
       list: () =>
-        serial(Effect.gen(function*() {
-          for (const session of held.values()) yield* flushHeld(session)
+        Effect.gen(function*() {
+          // Each held session flushed under its own lock (one of them may be released meanwhile).
+          for (const id of Array.from(held.keys())) yield* flushOwn(id)
           const listed = yield* backend.list()
           // A turn without an end is in flight where a live process holds the session (this one
           // included). A lease that cannot be read leaves the turn interrupted, as `open` would find it.
@@ -254,7 +256,7 @@ export const makeCore = (backend: Backend) =>
             sessions.push(running ? { ...summary, status: "running" } : summary)
           }
           return { sessions: sessions.sort(byRecency), unreadable: listed.unreadable }
-        })),
+        }),
 
       header: (id) => Effect.zipRight(flushOwn(id), backend.streaming.header(id)),
 
@@ -274,21 +276,22 @@ export const makeCore = (backend: Backend) =>
       follow: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.follow(backend.streaming, id, fromSeq))),
 
       release: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           return session === undefined ? Effect.void : releaseHeld(id, session)
         })),
     }
 
     yield* Effect.addFinalizer(() =>
-      serial(Effect.forEach(
-        Array.from(held.entries()),
-        ([id, session]) =>
-          releaseHeld(id, session).pipe(
+      Effect.forEach(
+        Array.from(held.keys()),
+        (id) =>
+          service.release(id).pipe(
             Effect.catchAll((error) => Console.error(`turnlog: closing session ${id}: ${error.message}`)),
           ),
-        { discard: true },
-      ))
+        // A session whose write is stalled does not hold up closing the others.
+        { discard: true, concurrency: "unbounded" },
+      )
     )
     return service
   })

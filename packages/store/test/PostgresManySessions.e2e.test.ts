@@ -1,0 +1,64 @@
+// Many sessions in one process on PostgreSQL: a session whose write waits on a
+// row lock another connection holds does not hold up a write to another
+// session of the same store.
+import { expect, it } from "@effect/vitest"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Fiber, Option, Redacted, Schedule } from "effect"
+import * as Postgres from "../src/Postgres.js"
+import { withStore } from "./support/conformance.js"
+import { stamped, userMessage } from "./support/fixtures.js"
+import { admin, describePostgres, dropSchema, freshSchema, TEST_DATABASE_URL } from "./support/postgres.js"
+
+/** A connection of its own holding `statements`' locks until the scope closes (then rolled back). */
+const holdLocks = (statements: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* PgClient.make({ url: Redacted.make(TEST_DATABASE_URL), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+    const connection = yield* sql.reserve
+    yield* connection.executeRaw("BEGIN", [])
+    for (const statement of statements) yield* connection.executeRaw(statement, [])
+    yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw("ROLLBACK", [])))
+  })
+
+/** Waits until a write of this process's store waits for a row lock (looking every 20 ms). */
+const writeWaitsOnRowLock = admin<{ readonly waiting: number }>(
+  `SELECT count(*)::int AS waiting FROM pg_stat_activity
+   WHERE wait_event_type = 'Lock' AND application_name LIKE $1 AND query LIKE '%UPDATE sessions%'`,
+  [`turnlog ${process.pid} %`],
+).pipe(
+  Effect.flatMap(([row]) => (row!.waiting > 0 ? Effect.void : Effect.fail("no write waits for the row lock"))),
+  Effect.retry({ times: 250, schedule: Schedule.spaced(Duration.millis(20)) }),
+  Effect.orDie,
+)
+
+describePostgres("postgres: many sessions in one process", () => {
+  it.live("a session whose write waits on a row lock held elsewhere does not hold up a write to another session", () =>
+    Effect.suspend(() => {
+      const schema = freshSchema()
+      return withStore({ store: Postgres.layerPostgres({ url: TEST_DATABASE_URL, schema }) }, (store) =>
+        Effect.gen(function*() {
+          const stalled = yield* store.create({ cwd: "/stalled" })
+          const live = yield* store.create({ cwd: "/live" })
+          const start = stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")])
+          yield* store.append(stalled, start)
+          const waiting = yield* Effect.scoped(Effect.gen(function*() {
+            yield* holdLocks([`SELECT 1 FROM ${schema}.sessions WHERE id = '${stalled}' FOR UPDATE`])
+            const flush = yield* Effect.fork(store.flush(stalled))
+            yield* writeWaitsOnRowLock
+            const began = Date.now()
+            yield* store.append(live, start).pipe(
+              Effect.zipRight(store.flush(live)),
+              Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => "the live session's write waited for the stalled one" }),
+            )
+            const took = Date.now() - began
+            expect(took).toBeLessThan(1000)
+            expect((yield* store.read(live)).events.map((e) => [e.seq, e.type])).toStrictEqual([[1, "turn/start"], [2, "user/message"]])
+            expect(Option.isNone(yield* Fiber.poll(flush))).toBe(true)
+            return flush
+          }))
+          // The row lock is gone with its transaction: the stalled write completes.
+          yield* Fiber.join(waiting)
+          expect((yield* store.read(stalled)).events.map((e) => e.seq)).toStrictEqual([1, 2])
+        })).pipe(Effect.ensuring(Effect.promise(() => dropSchema(schema))))
+    }), { timeout: 60_000 })
+})
