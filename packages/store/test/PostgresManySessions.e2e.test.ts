@@ -1,5 +1,7 @@
-// Many sessions in one process on PostgreSQL: a session whose write waits on a
-// row lock another connection holds does not hold up a write to another
+// Many sessions in one process on PostgreSQL: a store holds 200 sessions with
+// its pool of 20 connections and one lease connection, and writes to each; when
+// the lease connection ends every session is told; a session whose write waits
+// on a row lock another connection holds does not hold up a write to another
 // session of the same store.
 import { expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -8,7 +10,15 @@ import { Duration, Effect, Fiber, Option, Redacted, Schedule } from "effect"
 import * as Postgres from "../src/Postgres.js"
 import { withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
-import { admin, describePostgres, dropSchema, freshSchema, TEST_DATABASE_URL } from "./support/postgres.js"
+import { admin, describePostgres, dropSchema, freshSchema, leaseBackend, TEST_DATABASE_URL } from "./support/postgres.js"
+
+const SESSIONS = 200
+
+/** The connections this process has open to the server, by kind (the follower's and the test's own aside). */
+const connectionsOfThisProcess = admin<{ readonly count: number }>(
+  `SELECT count(*)::int AS count FROM pg_stat_activity WHERE application_name LIKE $1`,
+  [`turnlog ${process.pid} %`],
+).pipe(Effect.map(([row]) => row!.count))
 
 /** A connection of its own holding `statements`' locks until the scope closes (then rolled back). */
 const holdLocks = (statements: ReadonlyArray<string>) =>
@@ -32,6 +42,44 @@ const writeWaitsOnRowLock = admin<{ readonly waiting: number }>(
 )
 
 describePostgres("postgres: many sessions in one process", () => {
+  it.live(`holds ${SESSIONS} sessions with 21 connections, writes to each, and tells each one when the lease connection ends`, () =>
+    Effect.suspend(() => {
+      const schema = freshSchema()
+      return withStore({ store: Postgres.layerPostgres({ url: TEST_DATABASE_URL, schema }) }, (store) =>
+        Effect.gen(function*() {
+          const ids = yield* Effect.forEach(Array.from({ length: SESSIONS }), (_, i) => store.create({ cwd: `/p${i}` }), {
+            concurrency: 50,
+          })
+          // Each session appended to and flushed at once, as an editor's prompts on many sessions would be.
+          yield* Effect.forEach(ids, (id, i) =>
+            Effect.zipRight(
+              store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage(`prompt ${i}`)])),
+              store.flush(id),
+            ), { concurrency: "unbounded", discard: true })
+          const stored = yield* admin<{ readonly sessions: number; readonly events: number; readonly live: number }>(
+            `SELECT (SELECT count(*)::int FROM ${schema}.sessions WHERE last_seq = 2) AS sessions,
+                    (SELECT count(*)::int FROM ${schema}.events) AS events,
+                    (SELECT count(DISTINCT holder_pid)::int FROM ${schema}.leases WHERE holder_pid <> 0) AS live`,
+          )
+          expect(stored).toStrictEqual([{ sessions: SESSIONS, events: 2 * SESSIONS, live: 1 }])
+          // The pool (at most 20) and the one lease connection, however many sessions are held.
+          const connections = yield* connectionsOfThisProcess
+          expect(connections).toBeLessThanOrEqual(21)
+          const listed = yield* store.list()
+          expect(listed.sessions.length).toBe(SESSIONS)
+          expect(listed.sessions.every((s) => s.status === "running")).toBe(true)
+
+          // Ending the lease connection loses every lease at once; each session is told on its next write.
+          const backend = (yield* leaseBackend(ids[0]!, schema))!
+          yield* admin("SELECT pg_terminate_backend($1)", [backend])
+          const outcomes = yield* Effect.forEach(ids, (id) =>
+            Effect.zipRight(store.append(id, [{ seq: 3, time: "2025-01-02T03:04:05.678Z", type: "turn/end", data: { reason: "completed" } }]), Effect.flip(store.flush(id))), { concurrency: 20 })
+          expect(outcomes.map((e) => e._tag)).toStrictEqual(ids.map(() => "LeaseLost"))
+          expect(outcomes[0]!.message).toMatch(new RegExp(`^session ${ids[0]}: this process lost its lease \\(its database connection ended: .+\\)`))
+          expect(yield* admin(`SELECT count(*)::int AS events FROM ${schema}.events`)).toStrictEqual([{ events: 2 * SESSIONS }])
+        })).pipe(Effect.ensuring(Effect.promise(() => dropSchema(schema))))
+    }), { timeout: 120_000 })
+
   it.live("a session whose write waits on a row lock held elsewhere does not hold up a write to another session", () =>
     Effect.suspend(() => {
       const schema = freshSchema()

@@ -17,7 +17,7 @@ import { Effect } from "effect"
 import { type StoreError, StoreIOError, UnsupportedVersion } from "../StoreError.js"
 
 /** The schema this build reads and writes. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** `MIGRATIONS[v]` takes the schema from version v to v + 1 (version 0: nothing there yet). */
 const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
@@ -41,6 +41,15 @@ const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
       "time" text NOT NULL,
       data json NOT NULL,
       PRIMARY KEY (session_id, seq)
+    )`,
+  ],
+  // Leases as rows of the schema (see `PgLease`): only a role that can write the tables takes one.
+  [
+    `CREATE TABLE leases (
+      session_id text PRIMARY KEY,
+      generation int8 NOT NULL,
+      holder_pid int4 NOT NULL,
+      holder_token int8 NOT NULL
     )`,
   ],
 ]
@@ -84,7 +93,7 @@ export const ensureSchema = (
     if (found > SCHEMA_VERSION) return yield* newer(found)
     if (found === SCHEMA_VERSION) return
     const changed = yield* migrate
-    if (changed) yield* sql`ANALYZE turnlog_schema, sessions, events`
+    if (changed) yield* sql`ANALYZE turnlog_schema, sessions, events, leases`
   }).pipe(
     Effect.catchTag("SqlError", (cause) => new StoreIOError({ path: where, operation: "prepare the schema in", cause: cause.cause ?? cause })),
     // A failed COMMIT arrives as a defect from withTransaction.
