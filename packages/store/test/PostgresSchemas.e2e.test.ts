@@ -111,4 +111,42 @@ describePostgres("postgres: leases and notifications by schema", () => {
         Effect.ensuring(Effect.ignore(admin(`DROP ROLE IF EXISTS ${role}`))),
       )
     }))
+
+  it.live("a search_path naming a schema that does not exist: created when the role may, else one sentence naming it", () =>
+    Effect.suspend(() => {
+      const schema = freshSchema()
+      const role = `${schema}_guest`
+      const withPath = (user?: string) => {
+        const url = new URL(TEST_DATABASE_URL)
+        if (user !== undefined) url.username = user
+        url.searchParams.set("options", `-c search_path=${schema}`)
+        return url
+      }
+      return Effect.gen(function*() {
+        // A role without CREATE on the database cannot make it: one sentence, and nothing is made.
+        yield* admin(`CREATE ROLE ${role} LOGIN`)
+        const guest = withPath(role)
+        const refused = yield* Effect.flip(withStore({ store: Postgres.layerPostgres({ url: guest.toString() }) }, (store) => store.list()))
+        const shown = new URL(guest)
+        shown.search = ""
+        expect(refused.message).toBe(
+          `prepare the schema in ${shown.toString()}: schema "${schema}" does not exist and role ${role} may not create it: create it, or name an existing schema`,
+        )
+        expect(yield* admin(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1`, [schema])).toStrictEqual([{ n: 0 }])
+
+        // A role that may create it does, and the store works in it.
+        const url = withPath()
+        const id = yield* withStore({ store: Postgres.layerPostgres({ url: url.toString() }) }, (store) =>
+          Effect.gen(function*() {
+            const id = yield* store.create({ cwd: "/p" })
+            yield* store.append(id, turn("in a new schema"))
+            return id
+          }))
+        expect(yield* admin(`SELECT id, last_seq FROM ${schema}.sessions`)).toStrictEqual([{ id, last_seq: 2 }])
+        expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 2 }])
+      }).pipe(
+        Effect.ensuring(Effect.promise(() => dropSchema(schema))),
+        Effect.ensuring(Effect.ignore(admin(`DROP ROLE IF EXISTS ${role}`))),
+      )
+    }))
 })
