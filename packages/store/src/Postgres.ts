@@ -20,7 +20,7 @@ import { Duration, Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
-import { acquireLease, holderOf, statements } from "./internal/PgLease.js"
+import { acquireLease, holderOf, holdersOf, statements } from "./internal/PgLease.js"
 import * as PgLeaseConnection from "./internal/PgLeaseConnection.js"
 import { eventOf } from "./internal/EventRows.js"
 import { loadEvents, page } from "./internal/PgLoad.js"
@@ -187,6 +187,7 @@ export const makePostgres = (options: PostgresOptions) =>
       acquire: (id) => acquireLease({ sql, where, writeTimeout, leases, statements: leaseStatements }, id, facts),
       load,
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),
+      holders: () => holdersOf(sql).pipe(Effect.mapError(io("find the lease holders in"))),
       // The catalog: each write sets the row's counters and last_seq in the statement that stores
       // its events, so a row is never behind them; `read` still decodes every event, `open` what continuing needs.
       list: () =>

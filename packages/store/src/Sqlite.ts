@@ -29,7 +29,7 @@ import { Effect, Either, Layer } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { drop, hold, newToken } from "./internal/Liveness.js"
-import { give, liveHolder, take } from "./internal/SqliteLease.js"
+import { give, liveHolder, liveHolders, take } from "./internal/SqliteLease.js"
 import { loadEvents } from "./internal/SqliteLoad.js"
 import { type EventRow, eventOf, headerOf, type SessionRow } from "./internal/SqliteRows.js"
 import { migrate, SCHEMA_VERSION, versionOf } from "./internal/SqliteSchema.js"
@@ -38,7 +38,7 @@ import { makeWrite } from "./internal/SqliteWrite.js"
 import { POLL, type Tail } from "./internal/Streaming.js"
 import { fromCatalog, type Judged, listCatalog } from "./internal/Catalog.js"
 import { SessionStore } from "./SessionStore.js"
-import { SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+import { type Holder, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
 
 export { SCHEMA_VERSION }
 
@@ -208,6 +208,11 @@ export const makeSqlite = (options: SqliteOptions) =>
       holderOf: (id) =>
         Effect.flatMap(hasSchema, (has) => (has ? liveHolder(sql, id) : Effect.succeed(undefined))).pipe(
           ioErrors("read the lease in"),
+        ),
+      holders: () =>
+        Effect.flatMap(hasSchema, (has) => (has ? liveHolders(sql) : Effect.succeed(new Map<string, Holder>()))).pipe(
+          Effect.map((live) => live as ReadonlyMap<SessionId, Holder>),
+          ioErrors("read the leases in"),
         ),
       list: () =>
         exclusive(Effect.gen(function*() {

@@ -7,6 +7,7 @@ import { expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Fiber, Option, Redacted, Schedule } from "effect"
+import type { SessionId } from "@turnlog/protocol"
 import * as Postgres from "../src/Postgres.js"
 import { withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
@@ -78,6 +79,38 @@ describePostgres("postgres: many sessions in one process", () => {
           expect(outcomes[0]!.message).toMatch(new RegExp(`^session ${ids[0]}: this process lost its lease \\(its database connection ended: .+\\)`))
           expect(yield* admin(`SELECT count(*)::int AS events FROM ${schema}.events`)).toStrictEqual([{ events: 2 * SESSIONS }])
         })).pipe(Effect.ensuring(Effect.promise(() => dropSchema(schema))))
+    }), { timeout: 120_000 })
+
+  it.live("lists 6,250 interrupted sessions, one of them held by a live store, in one pass over the leases", () =>
+    Effect.suspend(() => {
+      const schema = freshSchema()
+      const h = { store: Postgres.layerPostgres({ url: TEST_DATABASE_URL, schema }) }
+      return Effect.gen(function*() {
+        // Left by processes that stopped mid-turn: a turn/start each, and a lease row naming a holder long gone.
+        yield* withStore(h, () => Effect.void)
+        yield* admin(`INSERT INTO ${schema}.sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
+          SELECT 's' || lpad(i::text, 5, '0'), 2, '2026-01-01T00:00:00.000Z', '"/p"', NULL, '2026-01-01T00:00:01.000Z', 1, 'hi', 1
+          FROM generate_series(1, 6250) AS i`)
+        yield* admin(`INSERT INTO ${schema}.events (session_id, seq, type, "time", data)
+          SELECT id, 1, 'turn/start', '2026-01-01T00:00:01.000Z', '{}' FROM ${schema}.sessions`)
+        yield* admin(`INSERT INTO ${schema}.leases (session_id, generation, holder_pid, holder_token)
+          SELECT id, 1, 999999, 42 FROM ${schema}.sessions`)
+        yield* admin(`ANALYZE ${schema}.sessions, ${schema}.events, ${schema}.leases`)
+        const statuses = yield* withStore(h, (holder) =>
+          Effect.gen(function*() {
+            // One of them taken over (its turn closed) and a new turn started: running while this store holds it.
+            const opened = yield* holder.open("s00001" as SessionId)
+            yield* holder.append("s00001" as SessionId, stamped(opened.events.length + 1, [{ type: "turn/start", data: {} }]))
+            yield* holder.flush("s00001" as SessionId)
+            return yield* withStore(h, (lister) =>
+              Effect.map(lister.list(), (listed) => {
+                const counts: Record<string, number> = {}
+                for (const summary of listed.sessions) counts[summary.status] = (counts[summary.status] ?? 0) + 1
+                return counts
+              }))
+          }))
+        expect(statuses).toStrictEqual({ interrupted: 6249, running: 1 })
+      }).pipe(Effect.ensuring(Effect.promise(() => dropSchema(schema))))
     }), { timeout: 120_000 })
 
   it.live("a session whose write waits on a row lock held elsewhere does not hold up a write to another session", () =>

@@ -52,6 +52,11 @@ export interface Backend {
   readonly list: () => Effect.Effect<SessionList, StoreError>
   /** The live process (not this store) holding the session's lease, if any. */
   readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
+  /**
+   * The live processes holding leases, by session, in one pass (one query): what `list`
+   * asks when sessions have open turns, instead of `holderOf` for each.
+   */
+  readonly holders?: () => Effect.Effect<ReadonlyMap<SessionId, Holder>, StoreError>
   /** The program this store's leases name (`Holder.program`), if it was told one. */
   readonly program?: string
   /** Reading a session a page at a time, and hints of new events (see `Streaming`). */
@@ -250,9 +255,15 @@ export const makeCore = (backend: Backend) =>
           const listed = yield* backend.list()
           // A turn without an end is in flight where a live process holds the session (this one
           // included). A lease that cannot be read leaves the turn interrupted, as `open` would find it.
+          const open = listed.sessions.some((summary) => summary.status !== "idle" && !held.has(summary.id))
+          const holders = open && backend.holders !== undefined
+            ? yield* Effect.orElseSucceed(backend.holders(), () => new Map<SessionId, Holder>())
+            : undefined
           const sessions: Array<SessionSummary> = []
           for (const summary of listed.sessions) {
-            const running = summary.status !== "idle" && (held.has(summary.id) || (yield* liveHolder(summary.id)) !== undefined)
+            const running = summary.status !== "idle" &&
+              (held.has(summary.id) ||
+                (holders !== undefined ? holders.has(summary.id) : (yield* liveHolder(summary.id)) !== undefined))
             sessions.push(running ? { ...summary, status: "running" } : summary)
           }
           return { sessions: sessions.sort(byRecency), unreadable: listed.unreadable }
