@@ -18,6 +18,7 @@ import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
 import { AlreadyExists, appendEvents, completePublish, cutTail, type OpenLog, openLog, publish } from "./internal/JsonlFile.js"
 import {
+  entryFile,
   entryOf,
   EntryWriter,
   readEntry,
@@ -27,6 +28,7 @@ import {
   summaryOf,
   writeEntry,
 } from "./internal/JsonlIndex.js"
+import { removeLog } from "./internal/JsonlRemove.js"
 import { openForRead, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
 import { type Position, readPage, START } from "./internal/JsonlTail.js"
 import { POLL } from "./internal/Streaming.js"
@@ -172,6 +174,18 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               }
               entry.close()
               lease.release()
+            }),
+            remove: attempt(file, "delete", () => {
+              if (log !== undefined) {
+                try {
+                  io.closeSync(log.fd)
+                } catch {
+                  // It is being deleted: nothing in it is kept.
+                }
+                log = undefined
+              }
+              entry.close()
+              return removeLog(io, file, entryFile(indexDir, id))
             }),
           }
           return writer

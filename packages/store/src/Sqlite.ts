@@ -201,6 +201,16 @@ export const makeSqlite = (options: SqliteOptions) =>
           const writer: Writer = {
             write,
             release: exclusive(give(sql, id, token)).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => drop(token)))),
+            // One transaction: the events and the session row go together, or nothing does.
+            remove: exclusive(Effect.zipRight(
+              stillThere("delete"),
+              inTransaction(Effect.gen(function*() {
+                if (!(yield* hasSchema)) return false
+                yield* sql`DELETE FROM events WHERE session_id = ${id}`
+                const removed = yield* sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`
+                return removed.length > 0
+              })),
+            )).pipe(ioErrors("delete")),
           }
           return writer
         }),

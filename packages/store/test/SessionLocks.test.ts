@@ -31,6 +31,7 @@ const stallingBackend = (stalled: { id?: SessionId; stall: boolean }, gate: Defe
             stored.set(id, session)
           }),
         release: Effect.void,
+        remove: Effect.sync(() => stored.delete(id)),
       }),
     load: (id) =>
       Effect.suspend(() => {

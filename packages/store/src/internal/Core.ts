@@ -9,7 +9,7 @@ import { makeSessionId, type SessionId, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
-import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { type Holder, SessionNotFound, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
 import * as SessionLocks from "./SessionLocks.js"
@@ -36,6 +36,12 @@ export interface Writer {
   ) => Effect.Effect<void, StoreError>
   /** Gives up the lease (and any open handle). Never fails. */
   readonly release: Effect.Effect<void>
+  /**
+   * Deletes everything stored of the session while the lease is held: whether
+   * anything was. A failure leaves it as it was (or, for files, the log gone
+   * and its index entry left, which `list` ignores without the log).
+   */
+  readonly remove: Effect.Effect<boolean, StoreError>
 }
 
 export interface Backend {
@@ -290,6 +296,15 @@ export const makeCore = (backend: Backend) =>
         serial(id, Effect.suspend(() => {
           const session = held.get(id)
           return session === undefined ? Effect.void : releaseHeld(id, session)
+        })),
+
+      delete: (id) =>
+        serial(id, Effect.gen(function*() {
+          const session = held.get(id)
+          if (session !== undefined) yield* releaseHeld(id, session)
+          const writer = yield* backend.acquire(id)
+          const removed = yield* writer.remove.pipe(Effect.ensuring(writer.release))
+          if (!removed) return yield* new SessionNotFound({ sessionId: id })
         })),
     }
 

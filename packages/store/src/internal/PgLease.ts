@@ -117,6 +117,11 @@ const TAKE = `INSERT INTO leases AS le (session_id, generation, holder_pid, hold
   WHERE NOT ${LIVE}
   RETURNING le.generation::text AS generation`
 
+/** The session's events and row, in one statement under the fence: its id when it was stored. */
+const REMOVE = `WITH ${fence("$1", "$2")},
+  e AS (DELETE FROM events WHERE session_id = $1 AND EXISTS (SELECT 1 FROM f))
+  DELETE FROM sessions WHERE id = $1 AND EXISTS (SELECT 1 FROM f) RETURNING id`
+
 /** Gives the lease up, if it is still this generation's. */
 const GIVE_UP = `UPDATE leases SET holder_pid = 0 WHERE session_id = $1 AND generation = $2::int8`
 
@@ -280,6 +285,18 @@ export const acquireLease = (
         return run(first ? statements.create : statements.append, params, events.length, first, firstSeq)
       })
 
+    const remove: Effect.Effect<boolean, StoreError> = Effect.suspend(() => {
+      if (lost !== undefined) return Effect.fail(lost)
+      const why = ended()
+      if (why !== undefined) return Effect.as(lose(why), false)
+      // Deleting twice deletes nothing more: a write with no answer is an error to retry, not a lost lease.
+      return sql.unsafe<{ readonly id: string }>(REMOVE, [id, generation]).pipe(
+        Effect.mapError(io("delete")),
+        Effect.timeoutFail({ duration: writeTimeout, onTimeout: noAnswer("delete") }),
+        Effect.flatMap((rows) => rows.length > 0 ? Effect.succeed(true) : Effect.as(fenceOrStale(Effect.void), false)),
+      )
+    })
+
     const release = Effect.suspend(() => (lost !== undefined ? Effect.void : giveUp))
-    return { write, release } satisfies Writer
+    return { write, release, remove } satisfies Writer
   })
