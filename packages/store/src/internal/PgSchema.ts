@@ -44,6 +44,8 @@ const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
     )`,
   ],
   // Leases as rows of the schema (see `PgLease`): only a role that can write the tables takes one.
+  // Events belong to their session: deleting a session's row (by hand too) deletes its events,
+  // and an event row of no session cannot be stored. Rows already stored are not checked (NOT VALID).
   [
     `CREATE TABLE leases (
       session_id text PRIMARY KEY,
@@ -51,6 +53,8 @@ const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
       holder_pid int4 NOT NULL,
       holder_token int8 NOT NULL
     )`,
+    `ALTER TABLE events ADD CONSTRAINT events_session_fk FOREIGN KEY (session_id) REFERENCES sessions (id)
+      ON DELETE CASCADE NOT VALID`,
   ],
 ]
 
