@@ -72,7 +72,8 @@ describePostgres("postgres: many sessions in one process", () => {
 
           // Ending the lease connection loses every lease at once; each session is told on its next write.
           const backend = (yield* leaseBackend(ids[0]!, schema))!
-          yield* admin("SELECT pg_terminate_backend($1)", [backend])
+          // Waits until the backend is gone (and its token with it), so no write can still pass the fence.
+          yield* admin("SELECT pg_terminate_backend($1, 5000)", [backend])
           const outcomes = yield* Effect.forEach(ids, (id) =>
             Effect.zipRight(store.append(id, [{ seq: 3, time: "2025-01-02T03:04:05.678Z", type: "turn/end", data: { reason: "completed" } }]), Effect.flip(store.flush(id))), { concurrency: 20 })
           expect(outcomes.map((e) => e._tag)).toStrictEqual(ids.map(() => "LeaseLost"))

@@ -67,9 +67,12 @@ export const leaseBackend = (id: string, schema: string) =>
     ([row]) => row?.pid,
   )
 
-/** Ends the backend holding the lease of `id` in `schema`, as an operator's `pg_terminate_backend` would. */
+/**
+ * Ends the backend holding the lease of `id` in `schema`, as an operator's `pg_terminate_backend` would,
+ * and waits until it is gone: until then it still holds the lease, and a write may rightly pass.
+ */
 export const terminateLease = (id: string, schema: string) =>
   Effect.flatMap(leaseBackend(id, schema), (pid) =>
     pid === undefined
       ? Effect.dieMessage(`no backend holds the lease of ${id}`)
-      : Effect.as(admin("SELECT pg_terminate_backend($1)", [pid]), pid))
+      : Effect.as(admin("SELECT pg_terminate_backend($1, 5000)", [pid]), pid))
