@@ -150,8 +150,9 @@ const describe = (error: SqlError): string => {
 
 /**
  * The server answered with an error and the session goes on (the statement
- * was rolled back, the lock is still held), as opposed to the connection
- * ending: a FATAL error, a connection-class SQLSTATE (08…, 57P…), or no answer.
+ * was rolled back, the lease is untouched), as opposed to the connection the
+ * write went on ending, which leaves its outcome unknown: a FATAL error, a
+ * connection-class SQLSTATE (08…, 57P…), or no answer.
  */
 const connectionAlive = (error: SqlError): boolean => {
   const { code, severity } = failureOf(error)
