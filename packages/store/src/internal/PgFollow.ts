@@ -2,9 +2,9 @@
  * Hints for a PostgreSQL follower: every write notifies its schema's channel
  * (see `channelOf`) with the session id in its own transaction (see
  * `PgLease`), so a session of another schema with the same id wakes nobody
- * here; a follower listens on
- * a connection of its own, named `turnlog-follow <pid> <host>` so an operator
- * (or a test) can tell it from the process's other connections.
+ * here. A follower listens on a connection of its own, named
+ * `turnlog-follow <pid> <host>` so an operator (or a test) can tell it from
+ * the process's other connections.
  *
  * `PgClient.listen` goes silently deaf when its connection dies, and a second
  * `listen` on the same client is a defect, so the connection is supervised
