@@ -1,12 +1,14 @@
 // `turnlog delete` and `turnlog prune` through the real binary, on every store:
 // old sessions (imported with their own times) pruned by the time of their last
 // event, a recent one kept, a dry run deleting nothing, a deleted session gone
-// from `sessions` and `show`, and an age that is not one refused in one sentence.
+// from `sessions` and `show`, an age that is not one refused in one sentence,
+// and an old session an editor holds kept, naming it.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { admin, schemaUrl, skipPostgres } from "./support/postgres.js"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { agent } from "./support/acpAgent.js"
+import { type Outcome, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000 })
 afterAll(removeTempDirs)
@@ -89,3 +91,34 @@ for (const { kind, skip } of stores) {
     })
   })
 }
+
+describe("prune beside an editor", () => {
+  it("keeps an old session a live turnlog acp holds, naming the holder, and fails after pruning the rest", async () => {
+    const home = tempDir("retention-held")
+    const cwd = tempDir("retention-held-cwd")
+    const env = { TURNLOG_HOME: home }
+    for (const [id, time] of [[OLD[0]!, "2020-01-01T00:00:00.000Z"], [OLD[1]!, "2020-01-02T00:00:00.000Z"]] as const) {
+      const file = join(home, `${id}.jsonl`)
+      writeFileSync(file, log(id, time))
+      expect((await turnlog(["import", file], { cwd, env })).code).toBe(0)
+    }
+    const modelFile = join(home, "model.jsonl")
+    writeFileSync(modelFile, "")
+    let pruned: Outcome | undefined
+    const editor = await agent(home, cwd, modelFile, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      await ctx.request("session/load", { sessionId: OLD[0]!, cwd, mcpServers: [] })
+      pruned = await turnlog(["prune", "--older-than", "30d"], { cwd, env })
+    })
+    expect(editor.code, editor.stderr).toBe(0)
+    expect(pruned!.code).toBe(1)
+    expect(pruned!.stdout).toBe(`${OLD[1]}  2020-01-02T00:00:00.000Z  deleted\n`)
+    expect(pruned!.stderr).toMatch(
+      new RegExp(`^turnlog: session ${OLD[0]} kept: session ${OLD[0]} is open in an editor \\(turnlog acp, pid \\d+\\) on host \\S+\n`),
+    )
+    expect(pruned!.stderr).toContain("turnlog: deleted 1 of 2 session(s) last written more than 30d ago\n")
+    expect(pruned!.stderr).toMatch(/turnlog: 1 session\(s\) older than 30d were kept \(see above\)\n$/)
+    const listed = await turnlog(["sessions", "--json"], { cwd, env })
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((s) => s.id)).toStrictEqual([OLD[0]])
+  })
+})
