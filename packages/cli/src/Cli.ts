@@ -29,7 +29,7 @@ const globals = {
 }
 
 const root = Command.make("turnlog", globals, () =>
-  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import or demo (see turnlog --help)" }))
+  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune or demo (see turnlog --help)" }))
 
 // From here on no credential value reaches stdout or stderr (see `Secrets`), and
 // none is left in this process's environment block for a command to read
@@ -129,13 +129,43 @@ const importCommand = Command.make("import", { file: Args.text({ name: "file" })
     Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
   )
 
+const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.deleteSession(s, options)))).pipe(
+    Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
+  )
+
+const pruneCommand = Command.make("prune", {
+  olderThan: Options.text("older-than").pipe(
+    Options.withPseudoName("age"),
+    Options.withDescription("delete the sessions last written longer ago than this: 30d, 12h, 90m, 2w"),
+    // Required, said in the command's own words when it is missing.
+    Options.optional,
+  ),
+  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("name the sessions that would be deleted, delete nothing")),
+}, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.prune(s, options)))).pipe(
+    Command.withDescription("delete the sessions last written longer ago than an age (sessions in use are kept)"),
+  )
+
 const demoCommand = Command.make("demo", {}, () =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s)))).pipe(
   Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
 )
 
 export const command = root.pipe(
-  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand, exportCommand, importCommand]),
+  Command.withSubcommands([
+    runCommand,
+    acpCommand,
+    sessionsCommand,
+    showCommand,
+    doctorCommand,
+    demoCommand,
+    compactCommand,
+    exportCommand,
+    importCommand,
+    deleteCommand,
+    pruneCommand,
+  ]),
 )
 
 export const cli = Command.run(command, { name: "turnlog", version: VERSION })

@@ -18,6 +18,8 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   compact: { "--session": true, "--continue": false },
   export: {},
   import: {},
+  delete: {},
+  prune: { "--older-than": true, "--dry-run": false },
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */

@@ -30,6 +30,7 @@ import {
   removeLeftovers,
 } from "./internal/JsonlFile.js"
 import {
+  entryFile,
   entryOf,
   EntryWriter,
   readEntry,
@@ -39,6 +40,7 @@ import {
   summaryOf,
   writeEntry,
 } from "./internal/JsonlIndex.js"
+import { removeLog } from "./internal/JsonlRemove.js"
 import { openForRead, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
 import { type Position, readPage, START } from "./internal/JsonlTail.js"
 import { POLL } from "./internal/Streaming.js"
@@ -194,6 +196,18 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               }
               entry.close()
               lease.release()
+            }),
+            remove: attempt(file, "delete", () => {
+              if (log !== undefined) {
+                try {
+                  io.closeSync(log.fd)
+                } catch {
+                  // It is being deleted: nothing in it is kept.
+                }
+                log = undefined
+              }
+              entry.close()
+              return removeLog(io, file, entryFile(indexDir, id))
             }),
           }
           return writer

@@ -67,6 +67,7 @@ const makeBackend = (storage: MemoryStorage): Backend => {
           release: Effect.sync(() => {
             if (storage.leases.get(id) === self) storage.leases.delete(id)
           }),
+          remove: Effect.sync(() => storage.sessions.delete(id)),
         }
         return Effect.succeed(writer)
       }),

@@ -4,10 +4,12 @@
  * seq of the last stored event, which every write compares and sets) and an
  * `events (session_id, seq, type, time, data json)` table keyed by
  * `(session_id, seq)`; the schema is versioned and created by turnlog (see
- * `internal/PgSchema`). The lease is a session-level advisory lock held on the
- * writer's own connection (see `internal/PgLease`). Every write is one
- * statement, so a write either committed whole or left nothing: there is no
- * torn tail, and every other rule is the shared store logic's.
+ * `internal/PgSchema`). A lease is a row of the schema's `leases` table, live
+ * while the store's one lease connection lives (see `internal/PgLease` and
+ * `internal/PgLeaseConnection`): a held session costs no connection of its
+ * own. Every write is one statement, so a write either committed whole or
+ * left nothing: there is no torn tail, and every other rule is the shared
+ * store logic's.
  *
  * `read` decodes every event row; `open` reads what continuing needs (see
  * `internal/PgLoad`): the raw chunk rows of completed steps are checked for
@@ -18,10 +20,11 @@ import { Duration, Effect, Either, Layer } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore } from "./internal/Core.js"
 import { connectionOf, DEFAULT_CONNECT_TIMEOUT, makeClient } from "./internal/PgConnection.js"
-import { acquireLease, holderOf } from "./internal/PgLease.js"
+import { acquireLease, holderOf, holdersOf, statements } from "./internal/PgLease.js"
+import * as PgLeaseConnection from "./internal/PgLeaseConnection.js"
 import { eventOf } from "./internal/EventRows.js"
 import { loadEvents, page } from "./internal/PgLoad.js"
-import { listen } from "./internal/PgFollow.js"
+import { channelOf, listen } from "./internal/PgFollow.js"
 import { ensureSchema } from "./internal/PgSchema.js"
 import type { Tail } from "./internal/Streaming.js"
 import { fromCatalog, type Judged, listCatalog } from "./internal/Catalog.js"
@@ -73,11 +76,22 @@ export const makePostgres = (options: PostgresOptions) =>
     const where = connection.display
     const sql = yield* makeClient(connection, {
       connectTimeout: Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT),
-      // Each held session keeps one connection; reads share the rest.
+      // Reads and writes of every session share these; the leases keep one more of their own.
       maxConnections: 20,
       ...(options.program !== undefined ? { program: options.program } : {}),
     })
     yield* ensureSchema(sql, where, connection.schema)
+    const [named] = yield* sql<{ readonly schema: string | null }>`SELECT current_schema() AS schema`.pipe(
+      Effect.mapError((error) => new StoreIOError({ path: where, operation: "prepare the schema in", cause: error.cause ?? error })),
+    )
+    // Notifications of this schema only: a session of another schema with the same id is another session.
+    const channel = channelOf(named?.schema ?? connection.schema ?? "public")
+    const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
+    const leases = yield* PgLeaseConnection.make(connection, {
+      connectTimeout,
+      ...(options.program !== undefined ? { program: options.program } : {}),
+    })
+    const leaseStatements = statements(channel)
     const writeTimeout = Duration.decode(options.writeTimeout ?? Duration.seconds(30))
     const io = (operation: string) => (error: { readonly cause?: unknown }) =>
       new StoreIOError({ path: where, operation, cause: error.cause ?? error })
@@ -150,8 +164,6 @@ export const makePostgres = (options: PostgresOptions) =>
         }
       })
 
-    const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
-
     const judge = (row: CatalogRow): Judged => {
       const header = headerOf(row)
       if (Either.isLeft(header)) return { _tag: "Unreadable", error: header.left }
@@ -168,13 +180,14 @@ export const makePostgres = (options: PostgresOptions) =>
       streaming: {
         header,
         tail,
-        changes: (id) => listen(connection, id, connectTimeout),
+        changes: (id) => listen(connection, channel, id, connectTimeout),
         // Notifications wake a follower at once; polling only finds what a lost one missed.
         pollInterval: Duration.seconds(2),
       },
-      acquire: (id) => acquireLease({ sql, where, writeTimeout }, id, facts),
+      acquire: (id) => acquireLease({ sql, where, writeTimeout, leases, statements: leaseStatements }, id, facts),
       load,
       holderOf: (id) => holderOf(sql, id).pipe(Effect.mapError(io("find the lease holder in"))),
+      holders: () => holdersOf(sql).pipe(Effect.mapError(io("find the lease holders in"))),
       // The catalog: each write sets the row's counters and last_seq in the statement that stores
       // its events, so a row is never behind them; `read` still decodes every event, `open` what continuing needs.
       list: () =>

@@ -164,6 +164,14 @@ export interface Service {
   readonly follow: (id: SessionId, fromSeq: number) => Stream.Stream<SessionLog.SessionEvent, StoreError>
   /** Flushes and gives up the lease. */
   readonly release: (id: SessionId) => Effect.Effect<void, StoreError>
+  /**
+   * Deletes a session and everything stored of it (its events, its header,
+   * its index entry), under its lease: a session a live process holds is
+   * refused with `SessionLocked`; one this store holds is flushed and
+   * released first. In the databases it is one transaction; a JSONL log is
+   * unlinked before its index entry. `SessionNotFound` if nothing is stored.
+   */
+  readonly delete: (id: SessionId) => Effect.Effect<void, StoreError>
 }
 
 export class SessionStore extends Context.Tag("@turnlog/store/SessionStore")<SessionStore, Service>() {}

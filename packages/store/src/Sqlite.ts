@@ -29,7 +29,7 @@ import { Effect, Either, Layer } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
 import { drop, hold, newToken } from "./internal/Liveness.js"
-import { give, liveHolder, take } from "./internal/SqliteLease.js"
+import { give, liveHolder, liveHolders, take } from "./internal/SqliteLease.js"
 import { loadEvents } from "./internal/SqliteLoad.js"
 import { type EventRow, eventOf, headerOf, type SessionRow } from "./internal/SqliteRows.js"
 import { migrate, SCHEMA_VERSION, versionOf } from "./internal/SqliteSchema.js"
@@ -38,7 +38,7 @@ import { makeWrite } from "./internal/SqliteWrite.js"
 import { POLL, type Tail } from "./internal/Streaming.js"
 import { fromCatalog, type Judged, listCatalog } from "./internal/Catalog.js"
 import { SessionStore } from "./SessionStore.js"
-import { SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
+import { type Holder, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
 
 export { SCHEMA_VERSION }
 
@@ -80,6 +80,10 @@ export const makeSqlite = (options: SqliteOptions) =>
       Effect.catchAllDefect((cause) => new StoreIOError({ path: file, operation: "open", cause })),
     )
     const inTransaction = transaction(sql)
+    // One connection: a statement another session issued between a transaction's BEGIN and COMMIT
+    // would join that transaction (and be rolled back with it). Whatever writes, or lists what is
+    // written, runs alone; the driver is synchronous, so nothing runs beside it anyway.
+    const exclusive = Effect.unsafeMakeSemaphore(1).withPermits(1)
     yield* Effect.gen(function*() {
       yield* sql`PRAGMA synchronous = FULL`
       // Another process may hold the write lock for a moment (its own flush).
@@ -121,7 +125,7 @@ export const makeSqlite = (options: SqliteOptions) =>
       first: boolean,
     ): Effect.Effect<void, StoreError> => {
       const operation = first ? "create" : "append to"
-      return Effect.zipRight(stillThere(operation), writeRows(header, events, first)).pipe(ioErrors(operation))
+      return exclusive(Effect.zipRight(stillThere(operation), writeRows(header, events, first))).pipe(ioErrors(operation))
     }
 
     const load = (
@@ -189,14 +193,24 @@ export const makeSqlite = (options: SqliteOptions) =>
       streaming: { header, tail, pollInterval: POLL },
       acquire: (id) =>
         Effect.gen(function*() {
-          yield* writable.pipe(ioErrors("create the schema in"))
+          yield* exclusive(writable).pipe(ioErrors("create the schema in"))
           const token = newToken()
-          const taken = yield* take(sql, id, token, options.program).pipe(Effect.mapError(io("take the lease in")))
+          const taken = yield* exclusive(take(sql, id, token, options.program)).pipe(Effect.mapError(io("take the lease in")))
           if (taken !== true) return yield* new SessionLocked({ sessionId: id, holder: taken })
           hold(token)
           const writer: Writer = {
             write,
-            release: give(sql, id, token).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => drop(token)))),
+            release: exclusive(give(sql, id, token)).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => drop(token)))),
+            // One transaction: the events and the session row go together, or nothing does.
+            remove: exclusive(Effect.zipRight(
+              stillThere("delete"),
+              inTransaction(Effect.gen(function*() {
+                if (!(yield* hasSchema)) return false
+                yield* sql`DELETE FROM events WHERE session_id = ${id}`
+                const removed = yield* sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`
+                return removed.length > 0
+              })),
+            )).pipe(ioErrors("delete")),
           }
           return writer
         }),
@@ -205,8 +219,13 @@ export const makeSqlite = (options: SqliteOptions) =>
         Effect.flatMap(hasSchema, (has) => (has ? liveHolder(sql, id) : Effect.succeed(undefined))).pipe(
           ioErrors("read the lease in"),
         ),
+      holders: () =>
+        Effect.flatMap(hasSchema, (has) => (has ? liveHolders(sql) : Effect.succeed(new Map<string, Holder>()))).pipe(
+          Effect.map((live) => live as ReadonlyMap<SessionId, Holder>),
+          ioErrors("read the leases in"),
+        ),
       list: () =>
-        Effect.gen(function*() {
+        exclusive(Effect.gen(function*() {
           if (!(yield* hasSchema.pipe(ioErrors("list")))) return { sessions: [], unreadable: [] }
           // A database an older build wrote has no catalog to trust yet (the next write migrates it):
           // each session is loaded, as before.
@@ -224,7 +243,7 @@ export const makeSqlite = (options: SqliteOptions) =>
                 AND e.seq > s.summary_seq AND e.type IN ('turn/start', 'user/message')) AS behind
             FROM sessions s`.pipe(Effect.mapError(io("list")))
           return yield* listCatalog(rows.map((row) => ({ id: row.id as SessionId, judged: judge(row) })), readAll)
-        }),
+        })),
     }
     return yield* makeCore(backend)
   })

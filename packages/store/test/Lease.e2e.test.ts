@@ -91,7 +91,7 @@ describe("lease holders and pid reuse", () => {
         ? Effect.sync(() => writeFileSync(join(home, "sessions", `${id}.lock`), JSON.stringify({ pid, token })))
         : Effect.scoped(Effect.flatMap(
           SqliteClient.make({ filename: join(home, "sessions.db") }).pipe(Effect.provide(Reactivity.layer)),
-          (sql) => sql.unsafe("INSERT OR REPLACE INTO leases (session_id, pid, token) VALUES (?, ?, ?)", [id, pid, token]),
+          (sql) => Effect.asVoid(sql.unsafe("INSERT OR REPLACE INTO leases (session_id, pid, token) VALUES (?, ?, ?)", [id, pid, token])),
         ))
 
     it("takes over a lease whose pid now belongs to a process that started after the holder, and keeps a live holder's", async () => {

@@ -39,7 +39,7 @@ describe.each(["jsonl", "sqlite"] as const)("%s: racing takeovers of a dead hold
           )
           : Effect.scoped(Effect.flatMap(
             SqliteClient.make({ filename: join(home, "sessions.db") }).pipe(Effect.provide(Reactivity.layer)),
-            (sql) => sql.unsafe("INSERT INTO leases (session_id, pid, token) VALUES (?, ?, ?)", [id, DEAD_PID, `dead-${i}@1`]),
+            (sql) => Effect.asVoid(sql.unsafe("INSERT INTO leases (session_id, pid, token) VALUES (?, ?, ?)", [id, DEAD_PID, `dead-${i}@1`])),
           ))
       await Effect.runPromise(Effect.forEach(ids, plant, { discard: true }))
       for (let i = 0; i < RACERS; i++) racers.push(spawnChild(["race", kind, home, ids.join(",")]))

@@ -88,7 +88,7 @@ describePostgres("postgres: one writer across processes", () => {
         await holder.waitFor((line) => line === "flushed 6")
         holder.send("append")
         await holder.waitFor((line) => line === "appended 9")
-        await run(terminateLease(id))
+        await run(terminateLease(id, schema))
         holder.send("flush")
         const lost = await holder.waitFor((line) => line.startsWith("failed "))
         expect(lost).toMatch(new RegExp(`^failed LeaseLost session ${id}: this process lost its lease \\(its database connection ended: `))
@@ -129,7 +129,7 @@ describePostgres("postgres: one writer across processes", () => {
           const start = Number((await writer.waitFor((line) => line.startsWith("start "))).slice(6))
           await writer.waitFor((line) => line.startsWith("flushed "))
           await sleep(Math.random() * 30)
-          await run(terminateLease(id))
+          await run(terminateLease(id, schema))
           await writer.closed
           expect(writer.stderr()).toMatch(/^child failed: session \S+: this process lost its lease/m)
           const flushed = Number(writer.lines.filter((line) => line.startsWith("flushed ")).at(-1)!.slice(8))

@@ -30,11 +30,11 @@ const writeSession = (h: Harness, events: ReadonlyArray<SessionLog.SessionEvent>
     }))
 
 describePostgres("postgres: schema, versions and refusals", () => {
-  it.effect("keeps events as json text with int4 seq, schema version 1, analyzed after creating", () =>
+  it.effect("keeps events as json text with int4 seq, schema version 2, analyzed after creating", () =>
     withSchema((h, schema) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
-        expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 1 }])
+        expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 2 }])
         expect(yield* admin(
           `SELECT column_name, data_type FROM information_schema.columns
            WHERE table_schema = $1 AND table_name = 'events' ORDER BY ordinal_position`,
@@ -58,7 +58,7 @@ describePostgres("postgres: schema, versions and refusals", () => {
           `SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_analyze IS NOT NULL ORDER BY relname`,
           [schema],
         )
-        expect(analyzed.map((r) => r.relname)).toStrictEqual(["events", "sessions", "turnlog_schema"])
+        expect(analyzed.map((r) => r.relname)).toStrictEqual(["events", "leases", "sessions", "turnlog_schema"])
       })
     ))
 
@@ -85,7 +85,7 @@ describePostgres("postgres: schema, versions and refusals", () => {
         yield* Effect.all([withStore(h, () => Effect.void), withStore(h, () => Effect.void), withStore(h, () => Effect.void)], {
           concurrency: "unbounded",
         })
-        expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 1 }])
+        expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 2 }])
       })
     ))
 
@@ -104,8 +104,8 @@ describePostgres("postgres: schema, versions and refusals", () => {
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])
         yield* admin(`UPDATE ${schema}.turnlog_schema SET version = 7`)
         const newer = yield* Effect.flip(withStore(h, (store) => store.list()))
-        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file: where, found: 7, supported: 1, subject: "database schema" })
-        expect(newer.message).toBe(`${where}: database schema version 7 was written by a newer turnlog (this build reads version 1)`)
+        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file: where, found: 7, supported: 2, subject: "database schema" })
+        expect(newer.message).toBe(`${where}: database schema version 7 was written by a newer turnlog (this build reads version 2)`)
       })
     ))
 
@@ -192,13 +192,13 @@ describePostgres("postgres: schema, versions and refusals", () => {
 
 describePostgres("postgres: the lease", () => {
   it.effect("names the holder by host and pid, and is held on a connection of its own", () =>
-    withSchema((h) =>
+    withSchema((h, schema) =>
       withStore(h, (first) =>
         Effect.gen(function*() {
           const id = yield* first.create({ cwd: "/p" })
           yield* first.append(id, [chunkEvent(1)])
           yield* first.flush(id)
-          const backend = yield* leaseBackend(id)
+          const backend = yield* leaseBackend(id, schema)
           expect(yield* admin(`SELECT application_name FROM pg_stat_activity WHERE pid = $1`, [backend])).toStrictEqual([
             { application_name: `turnlog ${process.pid} ${hostname()}`.slice(0, 63) },
           ])
@@ -218,7 +218,7 @@ describePostgres("postgres: the lease", () => {
             yield* store.append(id, stamped(1, [{ type: "turn/start", data: {} }, userMessage("hi")]))
             yield* store.flush(id)
             yield* store.append(id, [chunkEvent(3)])
-            yield* terminateLease(id)
+            yield* terminateLease(id, schema)
             const lost = yield* Effect.flip(store.flush(id))
             expect(lost._tag).toBe("LeaseLost")
             expect(lost.message).toMatch(

@@ -14,10 +14,12 @@ export const agent = async (
   workspace: string,
   modelFile: string,
   drive: (ctx: acp.ClientContext) => Promise<void>,
+  /** Arguments before `acp` (`--store postgres`) and environment added to the agent's. */
+  options: { readonly args?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> } = {},
 ) => {
-  const child = spawn(process.execPath, [BIN, "acp"], {
+  const child = spawn(process.execPath, [BIN, ...(options.args ?? []), "acp"], {
     cwd: workspace,
-    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile },
+    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile, ...options.env },
     stdio: "pipe",
   })
   let stderr = ""

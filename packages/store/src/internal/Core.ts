@@ -9,9 +9,10 @@ import { isSessionId, makeSessionId, type SessionId, sessionIdProblem, SessionLo
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
 import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
-import { type Holder, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
+import { type Holder, SessionNotFound, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
+import * as SessionLocks from "./SessionLocks.js"
 import * as Streaming from "./Streaming.js"
 
 /** A session as storage holds it, plus what loading found or repaired. */
@@ -35,6 +36,12 @@ export interface Writer {
   ) => Effect.Effect<void, StoreError>
   /** Gives up the lease (and any open handle). Never fails. */
   readonly release: Effect.Effect<void>
+  /**
+   * Deletes everything stored of the session while the lease is held: whether
+   * anything was. A failure leaves it as it was (or, for files, the log gone
+   * and its index entry left, which `list` ignores without the log).
+   */
+  readonly remove: Effect.Effect<boolean, StoreError>
 }
 
 export interface Backend {
@@ -51,6 +58,11 @@ export interface Backend {
   readonly list: () => Effect.Effect<SessionList, StoreError>
   /** The live process (not this store) holding the session's lease, if any. */
   readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
+  /**
+   * The live processes holding leases, by session, in one pass (one query): what `list`
+   * asks when sessions have open turns, instead of `holderOf` for each.
+   */
+  readonly holders?: () => Effect.Effect<ReadonlyMap<SessionId, Holder>, StoreError>
   /** The program this store's leases name (`Holder.program`), if it was told one. */
   readonly program?: string
   /** Reading a session a page at a time, and hints of new events (see `Streaming`). */
@@ -106,10 +118,9 @@ export const makeCore = (backend: Backend) =>
   Effect.gen(function*() {
     const held = new Map<SessionId, Held>()
     const liveHolder = liveHolderOf(backend)
-    // One operation at a time: an open, an append and a flush of the same
-    // session must not interleave between their steps.
-    const lock = yield* Effect.makeSemaphore(1)
-    const serial = <A, E>(effect: Effect.Effect<A, E>) => lock.withPermits(1)(effect)
+    // One operation at a time per session (see `SessionLocks`): a stalled write
+    // of one session never holds up another's.
+    const serial = SessionLocks.make<SessionId>()
 
     const flushHeld = (session: Held): Effect.Effect<void, StoreError> => {
       if (session.pending.length === 0) return Effect.void
@@ -161,15 +172,15 @@ export const makeCore = (backend: Backend) =>
 
     // A streaming read sees what this store appended: its buffer of the session is flushed first.
     const flushOwn = (id: SessionId): Effect.Effect<void, StoreError> =>
-      serial(Effect.suspend(() => {
+      serial(id, Effect.suspend(() => {
         const session = held.get(id)
         return session === undefined ? Effect.void : flushHeld(session)
       }))
 
     const service: Service = {
-      create: (options) =>
-        serial(Effect.gen(function*() {
-          const id = options.id ?? makeSessionId()
+      create: (options) => {
+        const id = options.id ?? makeSessionId()
+        return serial(id, Effect.gen(function*() {
           if (options.id !== undefined && !isSessionId(options.id)) return yield* notAnId(options.id)
           const events = options.events ?? []
           for (let i = 0; i < events.length; i++) {
@@ -205,10 +216,11 @@ export const makeCore = (backend: Backend) =>
           yield* writer.write(header, events, true).pipe(Effect.onError(() => writer.release))
           held.set(id, { header, writer, nextSeq: events.length + 1, pending: [] })
           return id
-        })),
+        }))
+      },
 
       open: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           // Already ours: the turn in flight is live, not a crash to recover from.
           return session !== undefined
@@ -221,7 +233,7 @@ export const makeCore = (backend: Backend) =>
         })),
 
       append: (id, events) =>
-        serial(Effect.gen(function*() {
+        serial(id, Effect.gen(function*() {
           if (events.length === 0) return
           let session = held.get(id)
           if (session === undefined) {
@@ -239,13 +251,13 @@ export const makeCore = (backend: Backend) =>
         })),
 
       flush: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           return session === undefined ? Effect.void : flushHeld(session)
         })),
 
       read: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           if (session !== undefined) return readHeld(id, session)
           return Effect.flatMap(backend.load(id, false), (loaded) =>
@@ -256,18 +268,25 @@ export const makeCore = (backend: Backend) =>
         })),
 
       list: () =>
-        serial(Effect.gen(function*() {
-          for (const session of held.values()) yield* flushHeld(session)
+        Effect.gen(function*() {
+          // Each held session flushed under its own lock (one of them may be released meanwhile).
+          for (const id of Array.from(held.keys())) yield* flushOwn(id)
           const listed = yield* backend.list()
           // A turn without an end is in flight where a live process holds the session (this one
           // included). A lease that cannot be read leaves the turn interrupted, as `open` would find it.
+          const open = listed.sessions.some((summary) => summary.status !== "idle" && !held.has(summary.id))
+          const holders = open && backend.holders !== undefined
+            ? yield* Effect.orElseSucceed(backend.holders(), () => new Map<SessionId, Holder>())
+            : undefined
           const sessions: Array<SessionSummary> = []
           for (const summary of listed.sessions) {
-            const running = summary.status !== "idle" && (held.has(summary.id) || (yield* liveHolder(summary.id)) !== undefined)
+            const running = summary.status !== "idle" &&
+              (held.has(summary.id) ||
+                (holders !== undefined ? holders.has(summary.id) : (yield* liveHolder(summary.id)) !== undefined))
             sessions.push(running ? { ...summary, status: "running" } : summary)
           }
           return { sessions: sessions.sort(byRecency), unreadable: listed.unreadable }
-        })),
+        }),
 
       header: (id) => Effect.zipRight(flushOwn(id), backend.streaming.header(id)),
 
@@ -287,21 +306,31 @@ export const makeCore = (backend: Backend) =>
       follow: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.follow(backend.streaming, id, fromSeq))),
 
       release: (id) =>
-        serial(Effect.suspend(() => {
+        serial(id, Effect.suspend(() => {
           const session = held.get(id)
           return session === undefined ? Effect.void : releaseHeld(id, session)
+        })),
+
+      delete: (id) =>
+        serial(id, Effect.gen(function*() {
+          const session = held.get(id)
+          if (session !== undefined) yield* releaseHeld(id, session)
+          const writer = yield* backend.acquire(id)
+          const removed = yield* writer.remove.pipe(Effect.ensuring(writer.release))
+          if (!removed) return yield* new SessionNotFound({ sessionId: id })
         })),
     }
 
     yield* Effect.addFinalizer(() =>
-      serial(Effect.forEach(
-        Array.from(held.entries()),
-        ([id, session]) =>
-          releaseHeld(id, session).pipe(
+      Effect.forEach(
+        Array.from(held.keys()),
+        (id) =>
+          service.release(id).pipe(
             Effect.catchAll((error) => Console.error(`turnlog: closing session ${id}: ${error.message}`)),
           ),
-        { discard: true },
-      ))
+        // A session whose write is stalled does not hold up closing the others.
+        { discard: true, concurrency: "unbounded" },
+      )
     )
     return service
   })

@@ -1,8 +1,10 @@
 /**
- * Hints for a PostgreSQL follower: every write notifies `CHANNEL` with the
- * session id in its own transaction (see `PgLease`), and a follower listens on
- * a connection of its own, named `turnlog-follow <pid> <host>` so an operator
- * (or a test) can tell it from the process's other connections.
+ * Hints for a PostgreSQL follower: every write notifies its schema's channel
+ * (see `channelOf`) with the session id in its own transaction (see
+ * `PgLease`), so a session of another schema with the same id wakes nobody
+ * here. A follower listens on a connection of its own, named
+ * `turnlog-follow <pid> <host>` so an operator (or a test) can tell it from
+ * the process's other connections.
  *
  * `PgClient.listen` goes silently deaf when its connection dies, and a second
  * `listen` on the same client is a defect, so the connection is supervised
@@ -12,13 +14,22 @@
  * announced; the follower resumes from its own cursor, so nothing is missed
  * or read twice. Polling stays on as the safety net.
  */
+import { createHash } from "node:crypto"
 import { hostname } from "node:os"
 import { Deferred, Duration, Effect, Schedule, type Scope } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { type Connection, makeClient } from "./PgConnection.js"
 import { hintQueue } from "./Streaming.js"
 
-export const CHANNEL = "turnlog_events"
+/**
+ * The channel of the schema named `schema`: `turnlog_events_<schema>`, or the
+ * name's MD5 in place of a name that is not a plain lower-case identifier or
+ * would make the channel longer than PostgreSQL's 63 bytes.
+ */
+export const channelOf = (schema: string): string =>
+  /^[a-z0-9_]{1,48}$/.test(schema)
+    ? `turnlog_events_${schema}`
+    : `turnlog_events_${createHash("md5").update(schema).digest("hex")}`
 
 /** `turnlog-follow <pid> <host>`, cut to the 63 bytes PostgreSQL keeps. */
 export const followerName = (): string =>
@@ -44,6 +55,7 @@ const rawClientOf = (reserved: unknown): RawClient | undefined => {
  */
 export const listen = (
   connection: Connection,
+  channel: string,
   id: SessionId,
   connectTimeout: Duration.Duration,
 ): Effect.Effect<Effect.Effect<void>, never, Scope.Scope> =>
@@ -57,8 +69,8 @@ export const listen = (
       const raw = rawClientOf(reserved)
       const dead = yield* Deferred.make<void>()
       const onNotification = (message: unknown) => {
-        const { channel, payload } = message as { readonly channel?: unknown; readonly payload?: unknown }
-        if (channel === CHANNEL && payload === id) hints.signal()
+        const { channel: heard, payload } = message as { readonly channel?: unknown; readonly payload?: unknown }
+        if (heard === channel && payload === id) hints.signal()
       }
       const onEnd = () => Deferred.unsafeDone(dead, Effect.void)
       if (raw !== undefined) {
@@ -73,7 +85,7 @@ export const listen = (
           })
         )
       }
-      yield* reserved.executeRaw(`LISTEN ${CHANNEL}`, [])
+      yield* reserved.executeRaw(`LISTEN ${channel}`, [])
       // Writes made while no connection listened were not announced: look now.
       hints.signal()
       const ping = reserved.executeRaw("SELECT 1", []).pipe(

@@ -61,3 +61,14 @@ export const give = (sql: SqlClient, id: string, token: string): Effect.Effect<v
 /** The live process holding the lease of `id`, if any. */
 export const liveHolder = (sql: SqlClient, id: string): Effect.Effect<Holder | undefined, SqlError> =>
   Effect.map(current(sql, id), (holder) => (holder !== undefined && isLive(holder) ? holderOf(holder) : undefined))
+
+/** The live processes holding leases, by session: one query, each holder checked as `liveHolder` checks it. */
+export const liveHolders = (sql: SqlClient): Effect.Effect<ReadonlyMap<string, Holder>, SqlError> =>
+  Effect.map(sql<LeaseRow & { readonly session_id: string }>`SELECT * FROM leases`, (rows) => {
+    const live = new Map<string, Holder>()
+    for (const row of rows) {
+      const holder = leaseOf(row)
+      if (isLive(holder)) live.set(row.session_id, holderOf(holder))
+    }
+    return live
+  })

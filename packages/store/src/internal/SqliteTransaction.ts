@@ -7,8 +7,8 @@
  * `SqlError` like any other statement's, and the transaction is rolled back
  * so the same write can be retried once the disk has room again.
  *
- * The store runs one operation at a time on its own connection, so nothing
- * else runs between BEGIN and COMMIT.
+ * The layer runs whatever writes alone on its connection (see `Sqlite.ts`), so
+ * nothing else runs between BEGIN and COMMIT.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"

@@ -54,21 +54,25 @@ export const pgHarness = (schema = freshSchema()): Harness & { readonly schema: 
   cleanup: () => dropSchema(schema).then(() => undefined),
 })
 
-/** The backend (server process id) holding the lease of `id`, if any. */
-export const leaseBackend = (id: string) =>
+/** The backend (server process id) holding the lease of `id` in `schema`, if any: the lease connection its row names, while it holds its token. */
+export const leaseBackend = (id: string, schema: string) =>
   Effect.map(
     admin<{ readonly pid: number }>(
-      `WITH k AS (SELECT hashtextextended($1, 0) AS key)
-       SELECT l.pid FROM k, pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-         AND l.classid = ((k.key >> 32) & 4294967295)::oid AND l.objid = (k.key & 4294967295)::oid`,
+      `SELECT le.holder_pid AS pid FROM ${schema}.leases le JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
+         AND l.objsubid = 1 AND l.pid = le.holder_pid AND l.classid = ((le.holder_token >> 32) & 4294967295)::oid
+         AND l.objid = (le.holder_token & 4294967295)::oid
+       WHERE le.session_id = $1`,
       [id],
     ),
     ([row]) => row?.pid,
   )
 
-/** Ends the backend holding the lease of `id`, as an operator's `pg_terminate_backend` would. */
-export const terminateLease = (id: string) =>
-  Effect.flatMap(leaseBackend(id), (pid) =>
+/**
+ * Ends the backend holding the lease of `id` in `schema`, as an operator's `pg_terminate_backend` would,
+ * and waits until it is gone: until then it still holds the lease, and a write may rightly pass.
+ */
+export const terminateLease = (id: string, schema: string) =>
+  Effect.flatMap(leaseBackend(id, schema), (pid) =>
     pid === undefined
       ? Effect.dieMessage(`no backend holds the lease of ${id}`)
-      : Effect.as(admin("SELECT pg_terminate_backend($1)", [pid]), pid))
+      : Effect.as(admin("SELECT pg_terminate_backend($1, 5000)", [pid]), pid))
