@@ -106,9 +106,24 @@ const compactCommand = Command.make("compact", {
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
 )
 
-const exportCommand = Command.make("export", { id: Args.text({ name: "id" }) }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Export.js")), (m) => m.exportSession(s, options)))).pipe(
-    Command.withDescription("write a session to stdout in the JSONL log format (for turnlog import into any store)"),
+const exportCommand = Command.make("export", {
+  html: Options.boolean("html").pipe(Options.withDescription("write the session as one self-contained HTML page")),
+  output: Options.text("output").pipe(
+    Options.withAlias("o"),
+    Options.withPseudoName("file"),
+    Options.withDescription("write to this file instead of stdout"),
+    Options.optional,
+  ),
+  id: Args.text({ name: "id" }),
+}, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(
+      load(() => import("./commands/Export.js")),
+      (m) => m.exportSession(s, { id: options.id, html: options.html, output: Option.getOrUndefined(options.output) }),
+    ))).pipe(
+    Command.withDescription(
+      "write a session to stdout (or -o file) in the JSONL log format (for turnlog import into any store), or with --html as a page to read",
+    ),
   )
 
 const importCommand = Command.make("import", { file: Args.text({ name: "file" }) }, (options) =>

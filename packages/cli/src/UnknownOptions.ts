@@ -16,7 +16,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   doctor: { "--json": false },
   demo: {},
   compact: { "--session": true, "--continue": false },
-  export: {},
+  export: { "--html": false, "--output": true, "-o": true },
   import: {},
 }
 
