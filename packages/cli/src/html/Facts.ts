@@ -22,6 +22,8 @@ export class SessionFacts {
   outputTokens = 0
   /** The time of the last event, if any. */
   updatedAt: string | undefined
+  /** The first line of the first prompt: what names the session when its header has no title. */
+  firstPrompt: string | undefined
   readonly routes = new Set<string>()
 
   add(event: SessionLog.SessionEvent): void {
@@ -33,6 +35,12 @@ export class SessionFacts {
         break
       case "request/start":
         this.routes.add(`${event.data.provider}/${event.data.model}`)
+        break
+      case "user/message":
+        if (this.firstPrompt === undefined) {
+          const text = event.data.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
+          this.firstPrompt = text.trim().split("\n")[0]!.slice(0, 120)
+        }
         break
       case "assistant/message":
         this.inputTokens += event.data.usage?.inputTokens ?? 0

@@ -30,7 +30,7 @@ const fact = (name: string, value: string) => `<dt>${name}</dt><dd>${value}</dd>
 /** The page up to its first turn: head, the session's facts, the sidebar's controls. */
 export const head = (info: PageInfo): string => {
   const { facts, header } = info
-  const title = header.title ?? `session ${header.id}`
+  const title = header.title ?? (facts.firstPrompt === undefined || facts.firstPrompt === "" ? `session ${header.id}` : facts.firstPrompt)
   const routes = [...facts.routes]
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -52,7 +52,8 @@ pre.code .lang{float:right;font-size:11px;color:var(--muted)}
 .hl-k{color:var(--k)}.hl-s{color:var(--s)}.hl-c{color:var(--c);font-style:italic}.hl-n{color:var(--n)}
 pre.diff .del{color:var(--problem)}pre.diff .add{color:var(--s)}
 details>summary{cursor:pointer;font-size:12px;color:var(--muted)}
-.end{font-size:13px;color:var(--muted);margin-top:6px}.turn.problem .end{color:var(--problem)}
+.end{font-size:13px;color:var(--muted);margin-top:6px}.turn .end:not(.end-completed){color:var(--problem)}
+.item.mark p{margin:4px 0}
 .trailer{border-top:1px solid var(--line);padding-top:10px}
 body.f-prompts .turn .item:not(.user),body.f-prompts .turn .meta{display:none}
 body.f-notools .turn .item.tool{display:none}
