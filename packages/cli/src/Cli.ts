@@ -28,7 +28,7 @@ const globals = {
 }
 
 const root = Command.make("turnlog", globals, () =>
-  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import or demo (see turnlog --help)" }))
+  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import, view or demo (see turnlog --help)" }))
 
 // From here on no credential value reaches stdout or stderr (see `Secrets`).
 const settings = Effect.flatMap(root, (flags) => resolveSettings(flags)).pipe(
@@ -126,6 +126,12 @@ const exportCommand = Command.make("export", {
     ),
   )
 
+const viewCommand = Command.make("view", { id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(load(() => import("./commands/View.js")), (m) => m.view(s, { id: Option.getOrUndefined(options.id) })))).pipe(
+    Command.withDescription("serve the sessions in a browser on 127.0.0.1 (the address printed holds a token), a session's page live as it is written"),
+  )
+
 const importCommand = Command.make("import", { file: Args.text({ name: "file" }) }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Import.js")), (m) => m.importSession(s, options)))).pipe(
     Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
@@ -137,7 +143,7 @@ const demoCommand = Command.make("demo", {}, () =>
 )
 
 export const command = root.pipe(
-  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand, exportCommand, importCommand]),
+  Command.withSubcommands([runCommand, acpCommand, sessionsCommand, showCommand, doctorCommand, demoCommand, compactCommand, exportCommand, importCommand, viewCommand]),
 )
 
 export const cli = Command.run(command, { name: "turnlog", version: VERSION })

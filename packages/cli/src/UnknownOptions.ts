@@ -18,6 +18,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   compact: { "--session": true, "--continue": false },
   export: { "--html": false, "--output": true, "-o": true },
   import: {},
+  view: {},
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */

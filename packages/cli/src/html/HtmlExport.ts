@@ -20,6 +20,8 @@ export const writePage = <E>(
   id: SessionId,
   storeKind: string,
   write: (text: string) => Effect.Effect<void, E>,
+  /** Served by `view`: where the page asks for what is appended after it. */
+  live?: string,
 ): Effect.Effect<void, E | StoreError.StoreError, SessionStore.SessionStore> =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
@@ -28,7 +30,7 @@ export const writePage = <E>(
     const facts = new SessionFacts()
     yield* Pages.forEach(store.stream(id, 1), (event) => facts.add(event))
     const page = new HtmlPage(header, facts.keptFrom)
-    let text = head({ header, facts, store: storeKind, version: VERSION })
+    let text = head({ header, facts, store: storeKind, version: VERSION, live: live !== undefined })
     yield* Pages.forEachPage(store.stream(id, 1), (events) => {
       text += page.add(events)
       if (text.length < PIECE) return Effect.void
@@ -36,5 +38,5 @@ export const writePage = <E>(
       text = ""
       return write(piece)
     })
-    yield* write(text + page.finish(recovery))
+    yield* write(text + page.finish(recovery, live))
   })

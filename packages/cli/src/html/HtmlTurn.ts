@@ -177,8 +177,11 @@ const firstPrompt = (turn: Turn): string => {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line
 }
 
-/** Turn `n` (1-based) as one section; `writer`: the live process writing a turn still open. */
-export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number): string => {
+/**
+ * Turn `n` (1-based) as one section; `writer`: the live process writing a turn still open;
+ * `live`: an open turn shown as it is written (`view`).
+ */
+export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number, live = false): string => {
   const { badges, problem } = labelsOf(turn, facts)
   const tokens = facts.inputTokens + facts.outputTokens === 0
     ? ""
@@ -196,7 +199,9 @@ export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number): 
     `<div class="meta">${time(facts.startedAt)}${models}${tokens}</div>${compacted}` +
     turn.items.map(itemHtml).join("") +
     marksHtml(facts, turn) +
-    `<div class="end end-${end}">Turn ${n} ${escape(describeEnd(turn.end, writer))}${
+    `<div class="end end-${end}">Turn ${n} ${
+      live && turn.end === undefined ? "in progress: shown as it is written" : escape(describeEnd(turn.end, writer))
+    }${
       facts.endedAt === undefined ? "" : ` · ${time(facts.endedAt)}`
     }</div></section>\n`
 }

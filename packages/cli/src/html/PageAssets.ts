@@ -68,13 +68,13 @@ export const SCRIPT = `(function(){
 "use strict";
 var turns=Array.prototype.slice.call(document.querySelectorAll("section.turn"));
 var toc=document.getElementById("toc"),search=document.getElementById("search"),count=document.getElementById("count");
-var links=[];
-turns.forEach(function(t){
+function entry(t){
   var li=document.createElement("li");var a=document.createElement("a");
   a.href="#"+t.id;a.textContent=t.dataset.turn+" · "+(t.dataset.title||"(no prompt)")+(t.dataset.badges?" · "+t.dataset.badges:"");
   if(t.classList.contains("problem"))li.classList.add("problem");
-  li.appendChild(a);toc.appendChild(li);links.push(li);
-});
+  li.appendChild(a);return li;
+}
+var links=turns.map(function(t){var li=entry(t);toc.appendChild(li);return li;});
 function visible(){return turns.filter(function(t){return t.offsetParent!==null;});}
 function showCount(){var n=turns.filter(function(t){return !t.classList.contains("hidden");}).length;
   count.textContent=(n===turns.length?"":n+" of ")+turns.length+" turn"+(turns.length===1?"":"s");}
@@ -115,6 +115,18 @@ window.addEventListener("beforeprint",function(){opened=Array.prototype.filter.c
   opened.forEach(function(d){d.open=true;});});
 window.addEventListener("afterprint",function(){opened.forEach(function(d){d.open=false;});opened=[];});
 showCount();
+var live=document.getElementById("live");
+if(live&&window.EventSource){
+  var source=new EventSource(live.dataset.url+"&from="+live.dataset.next);
+  source.addEventListener("turn",function(e){
+    var d=JSON.parse(e.data);var box=document.createElement("template");box.innerHTML=d.html;
+    var section=box.content.firstElementChild;var old=document.getElementById("turn-"+d.n);var li=entry(section);
+    var at=turns.indexOf(old);
+    if(at>=0){old.replaceWith(section);links[at].replaceWith(li);turns[at]=section;links[at]=li;}
+    else{live.parentNode.insertBefore(section,live);toc.appendChild(li);turns.push(section);links.push(li);}
+    if(search.value.trim()!=="")runSearch();else showCount();
+  });
+}
 })();`
 
 const hash = createHash("sha256").update(SCRIPT, "utf8").digest("base64")

@@ -1,0 +1,97 @@
+// `turnlog view` through the real binary: it serves on 127.0.0.1 to requests
+// carrying the printed token only, lists the store's sessions, and shows a
+// session's page live in a real browser — a turn another process runs while
+// the page is open appears in it, and in the sidebar, without a reload.
+import { type ChildProcess, spawn } from "node:child_process"
+import { request } from "node:http"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { launch, skipBrowser } from "./support/browser.js"
+import { BIN, cleanEnv, removeTempDirs, sessionIds, tempDir, textScript, turnlog } from "./support/turnlog.js"
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
+afterAll(removeTempDirs)
+
+const children: Array<ChildProcess> = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGINT")
+})
+
+/** Starts `turnlog view` and resolves with the address it prints. */
+const view = (home: string, args: ReadonlyArray<string>): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, "--home", home, "view", ...args], { cwd: home, env: cleanEnv() })
+    children.push(child)
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString()
+      const line = /^(http:\/\/127\.0\.0\.1:\d+\/\S*)\n/.exec(out)
+      if (line !== null) resolve(line[1]!)
+    })
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()))
+    child.on("exit", (code) => reject(new Error(`view exited ${code}: ${err}`)))
+  })
+
+const status = (url: string): Promise<{ readonly code: number; readonly body: string }> =>
+  new Promise((resolve, reject) => {
+    request(url, (res) => {
+      let body = ""
+      res.on("data", (d: Buffer) => (body += d.toString()))
+      res.on("end", () => resolve({ code: res.statusCode ?? 0, body }))
+    }).on("error", reject).end()
+  })
+
+describe("turnlog view", () => {
+  const home = tempDir("view")
+
+  it("serves nothing without its token, and lists the sessions with it", async () => {
+    const first = await turnlog(["run", "hello there"], { cwd: home, env: { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: textScript(home, ["general Kenobi"], "one.jsonl") } })
+    expect(first.code, first.stderr).toBe(0)
+    const [id] = sessionIds(home)
+    const url = await view(home, [])
+    const { origin, pathname, searchParams } = new URL(url)
+    expect(pathname).toBe("/")
+    expect(searchParams.get("token")).toMatch(/^[\w-]{32}$/)
+    for (const path of ["/", `/s/${id}`, `/s/${id}/events`]) {
+      expect(await status(`${origin}${path}`)).toEqual({ code: 403, body: "forbidden: this address needs the token turnlog view printed\n" })
+      expect((await status(`${origin}${path}?token=wrong`)).code).toBe(403)
+    }
+    const list = await status(url)
+    expect(list.code).toBe(200)
+    expect(list.body).toContain(`<a href="/s/${id}?token=${searchParams.get("token")}">${id}</a>`)
+    expect(list.body).toContain("<td>hello there</td>")
+    expect(await status(`${origin}/s/20990101T000000-00000000?token=${searchParams.get("token")}`)).toEqual({
+      code: 404,
+      body: expect.stringContaining("20990101T000000-00000000"),
+    })
+  })
+
+  it.skipIf(skipBrowser)("shows a turn another process appends while the page is open", async () => {
+    const [id] = sessionIds(home)
+    const url = await view(home, [id!])
+    expect(new URL(url).pathname).toBe(`/s/${id}`)
+    const { close, context } = await launch()
+    try {
+      const requests: Array<string> = []
+      context.on("request", (r) => requests.push(new URL(r.url()).origin))
+      const page = await context.newPage()
+      await page.goto(url)
+      expect(await page.locator("section.turn").count()).toBe(1)
+      expect(await page.locator("#turn-1 .item.assistant").innerText()).toContain("general Kenobi")
+
+      const second = await turnlog(["run", "--session", id!, "and a second question"], {
+        cwd: home,
+        env: { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: textScript(home, ["a second answer"], "two.jsonl") },
+      })
+      expect(second.code, second.stderr).toBe(0)
+      await page.locator("#turn-2 .end").getByText("Turn 2 completed").waitFor()
+      expect(await page.locator("#turn-2 .item.user").innerText()).toContain("and a second question")
+      expect(await page.locator("#turn-2 .item.assistant").innerText()).toContain("a second answer")
+      expect(await page.locator("#toc li").allInnerTexts()).toEqual(["1 · hello there", "2 · and a second question"])
+      expect(await page.locator("#count").innerText()).toBe("2 turns")
+      expect(new Set(requests)).toEqual(new Set([new URL(url).origin]))
+    } finally {
+      await close()
+    }
+  })
+})
