@@ -26,7 +26,7 @@ pre{background:var(--code);padding:8px 10px;border-radius:6px;overflow:auto;whit
 #side label{display:block;font-size:13px;color:var(--muted)}
 #side .buttons{margin:6px 0}#side button{font-size:12px;margin:2px 2px 2px 0}
 #count{font-size:12px;color:var(--muted);margin:4px 0}
-#toc{list-style:none;padding:0;margin:8px 0;font-size:13px}
+#toc{list-style:none;padding:0;margin:8px 0;font-size:13px}#toc li{display:block}
 #toc li a{display:block;padding:3px 6px;border-radius:4px;color:var(--fg);text-decoration:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #toc li a:hover,#toc li.current a{background:var(--line)}#toc li.problem a{color:var(--problem)}#toc li.hidden{display:none}
 main{margin-left:280px;padding:16px 28px;max-width:1100px}
@@ -75,9 +75,10 @@ function entry(t){
   li.appendChild(a);return li;
 }
 var links=turns.map(function(t){var li=entry(t);toc.appendChild(li);return li;});
-function visible(){return turns.filter(function(t){return t.offsetParent!==null;});}
+function visible(){var problems=document.body.classList.contains("f-problems");
+  return turns.filter(function(t){return !t.classList.contains("hidden")&&(!problems||t.classList.contains("problem"));});}
 function showCount(){var n=turns.filter(function(t){return !t.classList.contains("hidden");}).length;
-  count.textContent=(n===turns.length?"":n+" of ")+turns.length+" turn"+(turns.length===1?"":"s");}
+  count.textContent=(n===turns.length?"":n.toLocaleString("en-US")+" of ")+turns.length.toLocaleString("en-US")+" turn"+(turns.length===1?"":"s");}
 var timer;
 function runSearch(){
   var q=search.value.trim().toLowerCase();
