@@ -3,7 +3,9 @@
 // session's page live in a real browser — a turn another process runs while
 // the page is open appears in it, and in the sidebar, without a reload.
 import { type ChildProcess, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { request } from "node:http"
+import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { launch, skipBrowser } from "./support/browser.js"
 import { BIN, cleanEnv, removeTempDirs, sessionIds, tempDir, textScript, turnlog } from "./support/turnlog.js"
@@ -90,6 +92,26 @@ describe("turnlog view", () => {
       expect(await page.locator("#toc li").allInnerTexts()).toEqual(["1 · hello there", "2 · and a second question"])
       expect(await page.locator("#count").innerText()).toBe("2 turns")
       expect(new Set(requests)).toEqual(new Set([new URL(url).origin]))
+
+      // A turn in flight in another process is shown as far as it is written, then as it ended.
+      const script = join(home, "stall.jsonl")
+      const chunks = [{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: "working on it\n" }]
+      writeFileSync(script, JSON.stringify({ chunks, stall: true }) + "\n")
+      const child = spawn(process.execPath, [BIN, "--home", home, "run", "--session", id!, "take your time"], {
+        cwd: home,
+        env: { ...cleanEnv(), TURNLOG_SCRIPTED_MODEL: script },
+      })
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      try {
+        await page.locator("#turn-3 .end").getByText("Turn 3 in progress: shown as it is written").waitFor()
+        expect(await page.locator("#turn-3 .item.user").innerText()).toContain("take your time")
+      } finally {
+        child.kill("SIGINT")
+      }
+      expect(await exited).toBe(130)
+      await page.locator("#turn-3 .end").getByText("Turn 3 cancelled").waitFor()
+      expect(await page.locator("#turn-3 .item.assistant").innerText()).toContain("working on it")
+      expect(await page.locator("#toc li").count()).toBe(3)
     } finally {
       await close()
     }
