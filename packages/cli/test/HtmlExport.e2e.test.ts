@@ -5,7 +5,7 @@
 // nothing (no flag set, no dialog, no policy violation); no request leaves
 // the page. Screenshots of the export (light and dark) are kept in
 // test/.artifacts/ (not committed). `-o file` writes what stdout would get.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -71,6 +71,18 @@ describe("export --html -o", () => {
     expect(readFileSync(file, "utf8")).toBe(stdoutPage)
     expect(stdoutPage.startsWith("<!doctype html>\n")).toBe(true)
     expect(stdoutPage.endsWith("</body></html>\n")).toBe(true)
+  })
+
+  it("leaves the file as it was when the export fails", async () => {
+    const kept = join(home, "kept.html")
+    writeFileSync(kept, "before")
+    const failed = await turnlog(["--home", home, "export", "20990101T000000-00000000", "--html", "-o", kept], { cwd: home })
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain("20990101T000000-00000000")
+    expect(readFileSync(kept, "utf8")).toBe("before")
+    const absent = join(home, "absent.html")
+    expect((await turnlog(["--home", home, "export", "20990101T000000-00000000", "--html", "-o", absent], { cwd: home })).code).toBe(1)
+    expect(existsSync(absent)).toBe(false)
   })
 
   it("writes the log (without --html) as export prints it", async () => {

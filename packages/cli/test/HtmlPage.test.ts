@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest"
 import { SessionFacts } from "../src/html/Facts.js"
 import { head, HtmlPage } from "../src/html/HtmlPage.js"
+import { itemHtml } from "../src/html/HtmlTurn.js"
 import { escape, markdown } from "../src/html/Markdown.js"
 import { CSP } from "../src/html/PageAssets.js"
 import * as Fixture from "./support/htmlSession.js"
@@ -116,6 +117,20 @@ describe("export --html", () => {
       "<div class=\"end end-open\">Turn 2 still open: the process stopped mid-turn (it is closed as interrupted when the session is next used)</div>",
     )
     expect(text).toContain("<p>17 bytes at line 14: an unfinished write, cut off and kept aside when the session is next opened.</p>")
+  })
+})
+
+describe("a tool call", () => {
+  it("shows an edit's old and new text as removed and added lines, beside the arguments", () => {
+    const html = itemHtml({
+      role: "tool-call",
+      callId: "c1",
+      name: "edit_file",
+      arguments: JSON.stringify({ path: "a.ts", old_string: "let a = 1\nlet b = <2>", new_string: "let a = 3" }),
+    })
+    expect(html.slice(html.indexOf("<pre class=\"diff\">"))).toBe(
+      "<pre class=\"diff\"><span class=\"del\">- let a = 1</span>\n<span class=\"del\">- let b = &lt;2&gt;</span>\n<span class=\"add\">+ let a = 3</span></pre></div>",
+    )
   })
 })
 

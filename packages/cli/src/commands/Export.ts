@@ -83,7 +83,9 @@ export const exportSession = (settings: Settings, options: ExportOptions) =>
     const header = yield* store.header(id).pipe(Effect.mapError(toCommandError))
     if (tornTail !== undefined) {
       yield* note(
-        `session ${id}: a torn tail of ${tornTail.bytes} bytes at line ${tornTail.line} (an unfinished write) is not exported`,
+        `session ${id}: a torn tail of ${tornTail.bytes} bytes at line ${tornTail.line} (an unfinished write) is not exported${
+          options.html === true ? " (the page says where it is)" : ""
+        }`,
       )
     }
     if (openTurn !== undefined) {
