@@ -59,7 +59,7 @@ const listPage = (sessions: ReadonlyArray<SessionStore.SessionSummary>, token: s
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>turnlog sessions</title><style>${STYLE}
 main.list{margin:0 auto;max-width:1100px}table{border-collapse:collapse;width:100%;font-size:14px}
-td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line)}a{color:var(--accent)}</style></head>
+td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line)}td:nth-child(-n+2){white-space:nowrap}a{color:var(--accent)}</style></head>
 <body><main class="list"><h1>Sessions (${escape(store)} store)</h1>
 <table><tr><th>session</th><th>updated</th><th>turns</th><th>status</th><th>directory</th><th>title</th></tr>
 ${
