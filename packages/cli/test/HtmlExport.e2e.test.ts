@@ -24,7 +24,7 @@ const ID = "20260101T100000-0a1b2c3d"
 interface PageGlobals {
   readonly __pwned?: unknown
   readonly document: { readonly body: unknown; getElementById(id: string): { readonly textContent: string | null } | null }
-  getComputedStyle(element: unknown): { readonly backgroundColor: string }
+  getComputedStyle(element: unknown): { readonly backgroundColor: string; readonly marginLeft: string }
 }
 const ARTIFACTS = new URL("./.artifacts/", import.meta.url)
 
@@ -184,6 +184,12 @@ describe.skipIf(skipBrowser)("an HTML export in chromium", () => {
       await page.keyboard.press("k")
       expect(await page.locator("section.turn.current").evaluateAll((all) => all.map((e) => e.id))).toEqual(["turn-1"])
       expect(await page.locator("#toc li.current").innerText()).toContain("1 · Say")
+
+      // Printed: no sidebar, the turns across the page.
+      await page.emulateMedia({ media: "print" })
+      expect(await page.locator("#side").isVisible()).toBe(false)
+      expect(await page.locator("main").evaluate((m) => (globalThis as unknown as PageGlobals).getComputedStyle(m).marginLeft)).toBe("0px")
+      await page.emulateMedia({ media: "screen" })
 
       // The page asked for nothing but itself, and the policy had nothing to refuse.
       expect(requests).toEqual([url])

@@ -109,6 +109,21 @@ describe("export --html", () => {
     expect(page.finish({})).toMatch(/^<\/main>\n<script>/)
   })
 
+  it("gives the turn being written as far as it is, for view to replace as more arrives", () => {
+    const events = Fixture.events()
+    const page = new HtmlPage(Fixture.header(), 0)
+    expect(page.add(events.slice(0, 11))).toContain("id=\"turn-1\"")
+    expect(page.openTurn()).toBeUndefined()
+    expect(page.add(events.slice(11, 13))).toBe("")
+    const open = page.openTurn()!
+    expect(open.n).toBe(2)
+    expect(open.html).toContain("<p>Write out.txt</p>")
+    expect(open.html).toContain("<div class=\"end end-open\">Turn 2 in progress: shown as it is written</div>")
+    expect(page.add(events.slice(13, 17))).toContain("<div class=\"end end-max-tokens\">Turn 2 stopped at the output limit")
+    expect(page.openTurn()).toBeUndefined()
+    expect(page.next).toBe(18)
+  })
+
   it("shows a last turn left open, and a torn tail", () => {
     const events = Fixture.events().slice(0, 13)
     const page = new HtmlPage(Fixture.header(), 0)
