@@ -1,6 +1,7 @@
 /**
  * `show` memory benchmark: peak RSS of the real `turnlog show` as a
- * subprocess, on a 10,000-turn session beside a 10-turn one (JSONL store).
+ * subprocess, on a 10,000-turn session beside a 10-turn one (JSONL store);
+ * then the same for `turnlog export --html` (the page on stdout).
  * Each turn is what a streamed text answer leaves: turn start, the prompt, the
  * request, 20 raw chunks, the assembled message, turn end. The two are run
  * alternately over 3 rounds; medians; the ratio is 10,000 turns / 10 turns
@@ -77,15 +78,15 @@ const PEAK = `data:text/javascript,${
   encodeURIComponent(`process.on("exit", () => { process.stderr.write("\\nmaxrss " + process.resourceUsage().maxRSS + "\\n") })`)
 }`
 
-/** Peak RSS (MB) of `turnlog show <id>`, and what it printed. */
-const peak = (home: string, id: string): { readonly mb: number; readonly lines: number } => {
-  const run = spawnSync(process.execPath, ["--import", PEAK, BIN, "--home", home, "show", id], {
+/** Peak RSS (MB) of `turnlog show <id>` (or another command given `id`), and what it printed. */
+const peak = (home: string, id: string, command: ReadonlyArray<string> = ["show", id]): { readonly mb: number; readonly lines: number } => {
+  const run = spawnSync(process.execPath, ["--import", PEAK, BIN, "--home", home, ...command], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     env: { ...process.env, TURNLOG_HOME: home },
   })
   const match = /maxrss (\d+)/.exec(run.stderr)
-  if (run.status !== 0 || match === null) throw new Error(`show failed (${run.status}): ${run.stderr}`)
+  if (run.status !== 0 || match === null) throw new Error(`${command[0]} failed (${run.status}): ${run.stderr}`)
   if (run.stderr.includes("running from source")) process.stderr.write("note: the build is stale; figures include tsx\n")
   return { mb: Number(match[1]) / 1024, lines: run.stdout.split("\n").length }
 }
@@ -106,6 +107,19 @@ try {
   console.log(`show, 10 turns (${(small.bytes / 1024).toFixed(0)} KB log):        peak RSS ${s.toFixed(1)} MB`)
   console.log(`show, 10,000 turns (${(large.bytes / 1048576).toFixed(0)} MB log): peak RSS ${l.toFixed(1)} MB`)
   console.log(`ratio 10,000 / 10 turns: ${(l / s).toFixed(2)} (target ≤ 1.3)`)
+  const smallPages: Array<number> = []
+  const largePages: Array<number> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    smallPages.push(peak(small.home, small.id, ["export", small.id, "--html"]).mb)
+    const page = peak(large.home, large.id, ["export", large.id, "--html"])
+    if (page.lines < 10_000) throw new Error(`the large page is short: ${page.lines} lines`)
+    largePages.push(page.mb)
+  }
+  const sp = median(smallPages)
+  const lp = median(largePages)
+  console.log(`export --html, 10 turns:     peak RSS ${sp.toFixed(1)} MB`)
+  console.log(`export --html, 10,000 turns: peak RSS ${lp.toFixed(1)} MB`)
+  console.log(`ratio 10,000 / 10 turns: ${(lp / sp).toFixed(2)} (target ≤ 1.3)`)
 } finally {
   rmSync(small.home, { recursive: true, force: true })
   rmSync(large.home, { recursive: true, force: true })

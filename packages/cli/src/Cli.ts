@@ -29,7 +29,7 @@ const globals = {
 }
 
 const root = Command.make("turnlog", globals, () =>
-  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune or demo (see turnlog --help)" }))
+  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
 
 // From here on no credential value reaches stdout or stderr (see `Secrets`), and
 // none is left in this process's environment block for a command to read
@@ -119,9 +119,30 @@ const compactCommand = Command.make("compact", {
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
 )
 
-const exportCommand = Command.make("export", { id: Args.text({ name: "id" }) }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Export.js")), (m) => m.exportSession(s, options)))).pipe(
-    Command.withDescription("write a session to stdout in the JSONL log format (for turnlog import into any store)"),
+const exportCommand = Command.make("export", {
+  html: Options.boolean("html").pipe(Options.withDescription("write the session as one self-contained HTML page")),
+  output: Options.text("output").pipe(
+    Options.withAlias("o"),
+    Options.withPseudoName("file"),
+    Options.withDescription("write to this file instead of stdout"),
+    Options.optional,
+  ),
+  id: Args.text({ name: "id" }),
+}, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(
+      load(() => import("./commands/Export.js")),
+      (m) => m.exportSession(s, { id: options.id, html: options.html, output: Option.getOrUndefined(options.output) }),
+    ))).pipe(
+    Command.withDescription(
+      "write a session to stdout (or -o file) in the JSONL log format (for turnlog import into any store), or with --html as a page to read",
+    ),
+  )
+
+const viewCommand = Command.make("view", { id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(load(() => import("./commands/View.js")), (m) => m.view(s, { id: Option.getOrUndefined(options.id) })))).pipe(
+    Command.withDescription("serve the sessions in a browser on 127.0.0.1 (the address printed holds a token), a session's page live as it is written"),
   )
 
 const importCommand = Command.make("import", { file: Args.text({ name: "file" }) }, (options) =>
@@ -165,6 +186,7 @@ export const command = root.pipe(
     importCommand,
     deleteCommand,
     pruneCommand,
+    viewCommand,
   ]),
 )
 

@@ -16,10 +16,11 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   doctor: { "--json": false },
   demo: {},
   compact: { "--session": true, "--continue": false },
-  export: {},
+  export: { "--html": false, "--output": true, "-o": true },
   import: {},
   delete: {},
   prune: { "--older-than": true, "--dry-run": false },
+  view: {},
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */

@@ -56,7 +56,12 @@ describe("the table of each command's options", () => {
     const declared: Record<string, Record<string, boolean>> = {}
     for (const match of help.matchAll(/^\s+- (\w+) (.*)$/gm)) {
       const options: Record<string, boolean> = {}
-      for (const option of match[2]!.matchAll(/\[(--[\w-]+)( [^\]]+)?\]/g)) options[option[1]!] = option[2] !== undefined
+      // `[--name]`, `[--name value]`, `[(-a, --name value)]`: every name, with whether a value follows.
+      for (const option of match[2]!.matchAll(/\[\(?(-[^\]()]+)\)?\]/g)) {
+        const words = option[1]!.split(" ")
+        const takesValue = !words.at(-1)!.startsWith("-")
+        for (const word of words) if (word.startsWith("-")) options[word.replace(/,$/, "")] = takesValue
+      }
       declared[match[1]!] = options
     }
     expect(declared).toEqual(COMMAND_OPTIONS)

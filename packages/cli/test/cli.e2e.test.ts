@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { hasStackTrace, removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
@@ -171,7 +171,7 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
     [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
     [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
     [["teleport"], "Invalid subcommand"],
-    [[], "turnlog: choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune or demo"],
+    [[], "turnlog: choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo"],
   ])("turnlog %j", async (args, message) => {
     const result = await turnlog(args, { cwd, env })
     expect(result.code, result.stderr).toBe(2)
@@ -433,6 +433,12 @@ describe("demo", () => {
     const dir = /^directory: (.+)$/m.exec(result.stdout)![1]!
     expect(dir.startsWith(join(home, "demo"))).toBe(true)
     expect(readFileSync(join(dir, "workspace", "notes.txt"), "utf8")).toContain("append-only log")
+    // Each session as a page beside them: the cut in the first, the degraded message in the second.
+    const pages = [...result.stdout.matchAll(/^ {2}(\/.+\.html)$/gm)].map((m) => m[1]!)
+    expect(pages.map((page) => dirname(page))).toEqual([dir, dir])
+    const [cut, legacy] = pages.map((page) => readFileSync(page, "utf8"))
+    expect(cut).toContain("<div class=\"who\">cut at the output limit</div>")
+    expect(legacy).toContain("<div class=\"who\">INVALID_REPLAY_STATE</div>")
   })
 })
 

@@ -2,7 +2,8 @@
  * `turnlog demo`: the keyless showcase. One scripted session and one session
  * left by an older build run through the real store, loop, tools and read
  * side, in a fresh directory under the home; each moment the design is about
- * is labelled from what the log actually holds, then `doctor` sums it up.
+ * is labelled from what the log actually holds, then `doctor` sums it up,
+ * and each session is written as an HTML page (`export --html`) beside them.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -13,8 +14,10 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as DemoScript from "../DemoScript.js"
+import * as HtmlExport from "../html/HtmlExport.js"
 import * as Layers from "../Layers.js"
 import { out } from "../Output.js"
+import * as OutputFile from "../OutputFile.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as Doctor from "./Doctor.js"
@@ -200,11 +203,22 @@ export const demo = (settings: Settings) =>
         report: (ds) => Ref.update(diagnostics, (all) => [...all, ...ds]),
       })),
     )
-    yield* program(workspace, diagnostics).pipe(Effect.mapError(asCommandError), Effect.provide(layer))
+    const ids = yield* program(workspace, diagnostics).pipe(Effect.mapError(asCommandError), Effect.provide(layer))
 
     yield* section("turnlog doctor")
     const entries = yield* Doctor.examine(undefined).pipe(Effect.provide(Layers.storeLayer(demoSettings)))
     yield* out(Doctor.renderAll(entries))
+
+    yield* section("turnlog export --html")
+    for (const id of ids) {
+      const page = join(dir, `${id}.html`)
+      yield* OutputFile.writeFile(page, (write) => HtmlExport.writePage(id, settings.store, write)).pipe(
+        Effect.mapError(asCommandError),
+        Effect.provide(Layers.readStoreLayer(demoSettings)),
+      )
+      yield* line(`  ${page}`)
+    }
+    yield* line("  each session as one page (open it in a browser; it loads nothing from the network)")
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
     yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)

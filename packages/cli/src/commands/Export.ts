@@ -9,12 +9,18 @@
  * with the session.
  * A turn left open, or in flight in another process, is exported as it is,
  * with a note on stderr.
+ *
+ * `--html` writes the session as one self-contained page instead
+ * (`html/HtmlExport.ts`); `-o file` writes to a file instead of stdout.
  */
 import { Chunk, Effect, type Stream } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import { LogFormat, SessionStore, type StoreError } from "@turnlog/store"
+import { CommandFailed } from "../CliError.js"
+import * as HtmlExport from "../html/HtmlExport.js"
 import * as Layers from "../Layers.js"
 import { note } from "../Output.js"
+import * as OutputFile from "../OutputFile.js"
 import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
@@ -43,10 +49,11 @@ const write = (text: string): Effect.Effect<void> =>
     })
   )
 
-const writeAll = (
+const writeAll = <E>(
   header: SessionLog.SessionHeader,
   events: Stream.Stream<SessionLog.SessionEvent, StoreError.StoreError>,
-): Effect.Effect<void, StoreError.StoreError> =>
+  write: (text: string) => Effect.Effect<void, E>,
+): Effect.Effect<void, StoreError.StoreError | E> =>
   Effect.gen(function*() {
     let text = LogFormat.encodeHeader(header)
     yield* Pages.forEachPage(events, (page) => {
@@ -59,7 +66,15 @@ const writeAll = (
     if (text.length > 0) yield* write(text)
   })
 
-export const exportSession = (settings: Settings, options: { readonly id: string }) =>
+export interface ExportOptions {
+  readonly id: string
+  /** The session as an HTML page instead of its log. */
+  readonly html?: boolean
+  /** Write here instead of stdout. */
+  readonly output?: string | undefined
+}
+
+export const exportSession = (settings: Settings, options: ExportOptions) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
     const id = yield* SessionIdArg.parse(options.id)
@@ -68,7 +83,9 @@ export const exportSession = (settings: Settings, options: { readonly id: string
     const header = yield* store.header(id).pipe(Effect.mapError(toCommandError))
     if (tornTail !== undefined) {
       yield* note(
-        `session ${id}: a torn tail of ${tornTail.bytes} bytes at line ${tornTail.line} (an unfinished write) is not exported`,
+        `session ${id}: a torn tail of ${tornTail.bytes} bytes at line ${tornTail.line} (an unfinished write) is not exported${
+          options.html === true ? " (the page says where it is)" : ""
+        }`,
       )
     }
     if (openTurn !== undefined) {
@@ -78,5 +95,8 @@ export const exportSession = (settings: Settings, options: { readonly id: string
           : `session ${id}: its last turn (from event ${openTurn.seq}) is in flight on host ${openTurn.holder.host} by process ${openTurn.holder.pid}; exported as far as it is written`,
       )
     }
-    yield* writeAll(header, store.stream(id, 1)).pipe(Effect.mapError(toCommandError))
+    const body = (out: (text: string) => Effect.Effect<void, CommandFailed>) =>
+      (options.html === true ? HtmlExport.writePage(id, settings.store, out) : writeAll(header, store.stream(id, 1), out))
+        .pipe(Effect.mapError((e) => (e instanceof CommandFailed ? e : toCommandError(e))))
+    yield* options.output === undefined ? body(write) : OutputFile.writeFile(options.output, body)
   }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
