@@ -4,7 +4,8 @@
  * "--contineu" and send it to the model in a new session. The refusal names
  * the option and the closest one the command knows; a prompt that really
  * starts with a dash goes after `--`. The table below is the commands'
- * options as `Cli.ts` declares them (a test holds the two together).
+ * options as `Cli.ts` declares them (a test holds the two together). An
+ * option that takes a value and is given none is refused the same way.
  */
 
 /** Each command's options: `true` when the option takes a value. */
@@ -89,7 +90,17 @@ export const check = (args: ReadonlyArray<string>): string | undefined => {
       const hint = command === "run" ? "; a prompt that starts with a dash goes after --: turnlog run -- <prompt>" : ""
       return `unknown option ${shown(name)} for ${where} (did you mean ${closest(name, names)}?)${hint}`
     }
-    if (takesValue && !arg.includes("=")) i++
+    if (takesValue && !arg.includes("=")) {
+      // `run --model` at the end, or `--model --continue`: the parser would take the
+      // next word, or nothing, and the rest would become the prompt.
+      const next = args[i + 1]
+      if (next === undefined || next === "--" || (next.startsWith("-") && next !== "-" && optionName(next) in known)) {
+        return `option ${name} needs a value${command === undefined ? "" : ` (turnlog ${command} ${name} <value>)`}`
+      }
+      i++
+    }
   }
   return undefined
 }
+
+const optionName = (arg: string): string => (arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg)

@@ -24,6 +24,8 @@ describe("an unknown option", () => {
     ],
     [["sessions", "--jsno"], "turnlog: unknown option --jsno for turnlog sessions (did you mean --json?)\n"],
     [["--hom", "/tmp", "sessions"], "turnlog: unknown option --hom for turnlog (did you mean --home?)\n"],
+    [["run", "--model"], "turnlog: option --model needs a value (turnlog run --model <value>)\n"],
+    [["run", "--continue", "--session"], "turnlog: option --session needs a value (turnlog run --session <value>)\n"],
   ])("turnlog %j is a usage error (exit 2) and makes no session", async (args, message) => {
     const home = tempDir("unknown-home")
     const result = await turnlog(args, {
