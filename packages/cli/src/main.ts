@@ -48,12 +48,20 @@ process.on("SIGHUP", onSighup)
 // not worth a turn: once its reader is gone they are dropped.
 let readerGone = false
 const EXIT_BROKEN_PIPE = 141
+// Any other failure to write stdout (a full disk, `> /dev/full`) stops the
+// command the same way, said in one sentence, and exits as a failure.
+let stdoutFailed = false
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   // A closed terminal answers writes with EIO: nobody is there to read them.
   if (stoppedBy === "SIGHUP" && error.code === "EIO") return
-  if (error.code !== "EPIPE") throw error
-  if (readerGone) return
-  readerGone = true
+  if (readerGone || stdoutFailed) return
+  if (error.code === "EPIPE") readerGone = true
+  else {
+    stdoutFailed = true
+    process.stderr.write(`turnlog: standard output cannot be written: ${visible(error.message)}\n`)
+    // The failed write may be the command's last: its exit code is already set.
+    process.exitCode = EXIT_FAILED
+  }
   // Already stopping on a signal: a second one would end the process at once.
   if (stoppedBy === undefined) process.kill(process.pid, "SIGINT")
 })
@@ -113,6 +121,8 @@ NodeRuntime.runMain(program, {
     onExit(
       readerGone
         ? EXIT_BROKEN_PIPE
+        : stdoutFailed
+        ? EXIT_FAILED
         : Exit.isSuccess(exit)
         ? (exit.value as number)
         : Exit.isInterrupted(exit)
