@@ -4,6 +4,7 @@
  * why), compactions written after the last turn, and a torn tail. `show`
  * prints these turn by turn as it reads; `render` is the whole text at once.
  */
+import { visibleInLine } from "./Visible.js"
 import * as path from "node:path"
 import type { Item, Transcript, Turn } from "./Transcript.js"
 
@@ -46,7 +47,7 @@ export const describeEnd = (end: Turn["end"], writer?: number): string => {
 
 /** The first line of a printed transcript. */
 export const headerLine = (header: { readonly id: string; readonly cwd: string; readonly createdAt: string }): string =>
-  `session ${header.id}  (${header.cwd}, created ${header.createdAt})`
+  `session ${header.id}  (${visibleInLine(header.cwd)}, created ${header.createdAt})`
 
 const compactionLines = (item: Extract<Item, { role: "compaction" }>): Array<string> => [
   `compaction${item.between === true ? " (between turns)" : ""}: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,

@@ -14,3 +14,10 @@ const CONTROL = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g
 const escape = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`
 
 export const visible = (text: string): string => text.replace(CONTROL, escape)
+
+// The same, with newline too: for a value printed inside one line (a cwd in a
+// table row or a header), where a newline would forge a line of its own.
+const CONTROL_IN_LINE = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g
+
+/** `visible` for text that must stay on one line: newline and carriage return escaped too. */
+export const visibleInLine = (text: string): string => text.replace(CONTROL_IN_LINE, escape)

@@ -11,6 +11,7 @@
  * could not be read. `demo` ends with the same report. The log is streamed
  * (see `streamed`): memory follows the conversation, not the raw chunks.
  */
+import { visibleInLine } from "../Visible.js"
 import { Effect, Either } from "effect"
 import { History } from "@turnlog/history"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
@@ -140,7 +141,7 @@ export const render = (report: SessionReport): string => {
   const degrades = report.messages.filter((m) => m.replay === "degrades")
   const neutral = report.messages.filter((m) => m.replay === "no-state").length
   const lines = [
-    `session ${report.id} (${report.cwd}): ${count(report.events, "event")}, ${
+    `session ${report.id} (${visibleInLine(report.cwd)}): ${count(report.events, "event")}, ${
       count(report.messages.length, "assistant message")
     }: ${native} replay natively, ${degrades.length} degrade, ${neutral} without replay state`,
   ]

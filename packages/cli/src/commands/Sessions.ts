@@ -9,7 +9,7 @@ import { CommandFailed } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import { json, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
-import { visible } from "../Visible.js"
+import { visibleInLine } from "../Visible.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
@@ -17,7 +17,7 @@ export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): st
   if (sessions.length === 0) return "no sessions yet (start one with: turnlog run <prompt>)\n"
   // Made visible before the columns are measured, so an escaped title keeps its row aligned.
   const rows = sessions.map((s) =>
-    [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.status, s.cwd, s.title].map(visible)
+    [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.status, s.cwd, s.title].map(visibleInLine)
   )
   const header = ["ID", "UPDATED", "TURNS", "STATUS", "CWD", "TITLE"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
