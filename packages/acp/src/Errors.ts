@@ -4,12 +4,26 @@
  */
 import { RequestError } from "@agentclientprotocol/sdk"
 import type { AgentLoop } from "@turnlog/agent"
-import type { Failure } from "@turnlog/protocol"
+import { type Failure, isSessionId } from "@turnlog/protocol"
+
+/**
+ * An id no store could serve (a path, megabytes of text) is answered with one
+ * sentence naming it by a clipped prefix and its length, and is not echoed in
+ * the error's data: a 10 MB id gets a short answer, not a 20 MB one.
+ */
+const notAnId = (sessionId: string): RequestError | undefined =>
+  isSessionId(sessionId) ? undefined : new RequestError(
+    -32002,
+    `${JSON.stringify(sessionId.slice(0, 40))}${
+      sessionId.length > 40 ? `… (${sessionId.length} characters)` : ""
+    } is not a session id (session ids are letters, digits, ".", "_" and "-")`,
+  )
 
 export const unknownSession = (sessionId: string): RequestError =>
-  new RequestError(-32002, `session ${sessionId} is not open on this connection (use session/new or session/load)`, {
-    sessionId,
-  })
+  notAnId(sessionId) ??
+    new RequestError(-32002, `session ${sessionId} is not open on this connection (use session/new or session/load)`, {
+      sessionId,
+    })
 
 export const busy = (sessionId: string): RequestError =>
   new RequestError(
@@ -33,7 +47,7 @@ export const turnFailed = (failure: Failure | undefined): RequestError =>
 export const fromAgentError = (error: AgentLoop.AgentError): RequestError => {
   switch (error._tag) {
     case "SessionNotFound":
-      return new RequestError(-32002, error.message, { sessionId: error.sessionId })
+      return notAnId(error.sessionId) ?? new RequestError(-32002, error.message, { sessionId: error.sessionId })
     case "AgentBusy":
       return busy(error.sessionId)
     case "InvalidModel":

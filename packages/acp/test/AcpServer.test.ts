@@ -274,6 +274,25 @@ describe("session/prompt", () => {
     expect(ok).toEqual({ stopReason: "end_turn" })
   })
 
+  it("names an id no store could serve by a clipped prefix and its length, without echoing it back", async () => {
+    const h = await start([play([end("completed")])])
+    const long = "x".repeat(1_000_000)
+    const [prompted, loaded] = await client(h.wire, async (ctx) => {
+      await init(ctx)
+      const prompted = await rejection(ctx.request("session/prompt", { sessionId: long, prompt: [{ type: "text", text: "a" }] }))
+      const loaded = await rejection(ctx.request("session/load", { sessionId: "../../etc/passwd", cwd: PROJECT, mcpServers: [] }))
+      return [prompted, loaded] as const
+    })
+    expect(prompted).toEqual({
+      code: -32002,
+      message: `"${"x".repeat(40)}"… (1000000 characters) is not a session id (session ids are letters, digits, ".", "_" and "-")`,
+    })
+    expect(loaded).toEqual({
+      code: -32002,
+      message: '"../../etc/passwd" is not a session id (session ids are letters, digits, ".", "_" and "-")',
+    })
+  })
+
   it("refuses a second prompt while one is in flight; session/cancel ends the first as cancelled", async () => {
     const waitForCancel: FakeLoop.Turn = (turn) =>
       Stream.concat(
