@@ -72,9 +72,11 @@ const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
   Effect.gen(function*() {
     const routes = [choice.route]
     if (settings.config.providers !== undefined) {
-      const config = yield* Layers.providerConfig(settings)
-      for (const [provider, declared] of Object.entries(config.providers ?? {})) {
-        for (const model of declared.models) routes.push(`${provider}/${model.id}`)
+      const configs = yield* Layers.providerConfig(settings)
+      for (const config of [configs.piAi, configs.aiSdk]) {
+        for (const [provider, declared] of Object.entries(config?.providers ?? {})) {
+          for (const model of declared.models) routes.push(`${provider}/${model.id}`)
+        }
       }
     }
     if (choice.kind === "provider") {
