@@ -58,6 +58,11 @@ describe("Layers.providerConfig", () => {
     expect(Either.isLeft(wrong) && wrong.left.message).toMatch(/^config file \/c\/config\.json: invalid pi-ai provider config: providers\.pi\.api: /)
     const bad = await config({ sdk: entry("anthropic", { adapter: "ai-sdk" }) })
     expect(Either.isLeft(bad) && bad.left.message).toMatch(/^config file \/c\/config\.json: invalid ai-sdk provider config: providers\.sdk\.api: /)
+    // The README's example: a key from the package's default variable, the package's default URL.
+    const readme = await config({
+      claude: { adapter: "ai-sdk", api: "anthropic-messages", apiKeyEnv: "ANTHROPIC_API_KEY", models: [{ id: "claude-sonnet-4-5", contextWindow: 200000, maxTokens: 64000 }] },
+    })
+    expect(Either.map(readme, (c) => Object.keys(c.aiSdk?.providers ?? {}))).toEqual(Either.right(["claude"]))
     const unknown = await config({ sdk: entry("openai-chat", { adapter: "pi" }) })
     expect(Either.isLeft(unknown) && unknown.left.message).toBe(
       'config file /c/config.json: providers.sdk.adapter: expected "pi-ai" or "ai-sdk", got "pi"',
