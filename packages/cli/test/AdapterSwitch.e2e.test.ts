@@ -65,7 +65,7 @@ describe.each(APIS)("%s: a session moved pi-ai → ai-sdk → pi-ai", (api) => {
       const before = server.requests().length
       server.enqueue(signedReply(api, id))
       const outcome = await turnlog(["run", ...more, prompt], { cwd, env })
-      expect(outcome.stdout).toContain(`Answer ${id}.`)
+      expect(outcome.stdout, outcome.stderr).toContain(`Answer ${id}.`)
       expect(outcome.code).toBe(0)
       expect(server.requests().length).toBe(before + 1)
       const wire = JSON.stringify(server.requests()[before]!.body)
