@@ -34,7 +34,10 @@ export const split = (providers: unknown): Either.Either<Split, string> => {
     }
     const { adapter, ...rest } = entry
     if (adapter === "ai-sdk") aiSdk[id] = entry
-    else if (adapter === "pi-ai") piAi[id] = rest
+    // `{ "adapter": "pi-ai" }` alone says what a built-in provider already is.
+    else if (adapter === "pi-ai") {
+      if (Object.keys(rest).length > 0) piAi[id] = rest
+    }
     else {
       issues.push(clipQuoted(
         `providers.${clip(id)}.adapter: expected "pi-ai" or "ai-sdk", got ${JSON.stringify(adapter) ?? String(adapter)}`,
@@ -50,3 +53,37 @@ export const kindOf = (replayState: unknown): string | undefined => {
   const response = replayState["response"]
   return isRecord(response) && typeof response["kind"] === "string" ? response["kind"] : undefined
 }
+
+/**
+ * The built-in providers the AI SDK adapter can serve by name alone
+ * (`"anthropic": { "adapter": "ai-sdk" }`): the wire, and the variable the key
+ * is read from — the one turnlog reads for that provider under pi-ai.
+ */
+export const BUILTIN: Readonly<Record<string, { readonly api: string; readonly apiKeyEnv: string }>> = {
+  anthropic: { api: "anthropic-messages", apiKeyEnv: "ANTHROPIC_API_KEY" },
+  openai: { api: "openai-responses", apiKeyEnv: "OPENAI_API_KEY" },
+  google: { api: "google-generative-ai", apiKeyEnv: "GEMINI_API_KEY" },
+}
+
+export interface CatalogModel {
+  readonly id: string
+  readonly contextWindow: number
+  readonly maxTokens: number
+  readonly reasoning: boolean
+}
+
+/**
+ * The AI SDK adapter's entries with each built-in provider named without an
+ * `api` completed: its wire, its key's variable (unless the entry names one)
+ * and the models of pi-ai's catalog for it. Other entries are left as they are.
+ */
+export const withBuiltins = (
+  aiSdk: Readonly<Record<string, unknown>>,
+  catalog: (provider: string) => ReadonlyArray<CatalogModel>,
+): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(aiSdk).map(([id, entry]) => {
+    const builtin = BUILTIN[id]
+    if (builtin === undefined || !isRecord(entry) || "api" in entry) return [id, entry]
+    const models = catalog(id).map(({ id, contextWindow, maxTokens, reasoning }) => ({ id, contextWindow, maxTokens, reasoning }))
+    return [id, { ...builtin, models, ...entry }]
+  }))

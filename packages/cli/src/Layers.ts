@@ -115,7 +115,9 @@ export const providerConfig = (settings: Settings): Effect.Effect<ProviderConfig
     )
     if (Object.keys(split.aiSdk).length === 0) return { piAi }
     const { AiSdkProviders } = yield* loadAiSdk
-    const aiSdk = yield* Effect.mapError(AiSdkProviders.decodeConfig({ providers: split.aiSdk }), (e) => bad(e.message))
+    const catalog = PiAiRouting.make({}, {}).models
+    const entries = AdapterChoice.withBuiltins(split.aiSdk, (provider) => catalog.getModels(provider))
+    const aiSdk = yield* Effect.mapError(AiSdkProviders.decodeConfig({ providers: entries }), (e) => bad(e.message))
     return { piAi, aiSdk }
   })
 }

@@ -3,6 +3,7 @@
 // reads by default, and doctor judging each message by its own kind's codec.
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
+import { LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionLog } from "@turnlog/protocol"
 import * as AdapterChoice from "../src/AdapterChoice.js"
 import * as Doctor from "../src/commands/Doctor.js"
@@ -67,6 +68,34 @@ describe("Layers.providerConfig", () => {
     expect(Either.isLeft(unknown) && unknown.left.message).toBe(
       'config file /c/config.json: providers.sdk.adapter: expected "pi-ai" or "ai-sdk", got "pi"',
     )
+  })
+})
+
+describe("a built-in provider given to the AI SDK adapter by name", () => {
+  it("gets its wire, its key's variable and pi-ai's catalog of its models", async () => {
+    const configs = await Effect.runPromise(Layers.providerConfig(settings({ anthropic: { adapter: "ai-sdk" }, google: { adapter: "pi-ai" } })))
+    expect(configs.piAi.providers).toEqual({})
+    const anthropic = configs.aiSdk?.providers["anthropic"]
+    expect({ api: anthropic?.api, apiKeyEnv: anthropic?.apiKeyEnv }).toEqual({ api: "anthropic-messages", apiKeyEnv: "ANTHROPIC_API_KEY" })
+    expect(anthropic?.models.find((m) => m.id === "claude-sonnet-4-5")).toMatchObject({ contextWindow: 200000 })
+  })
+
+  it("is served by the AI SDK adapter: its requests, and the key it asks for", async () => {
+    const saved = process.env.ANTHROPIC_API_KEY
+    delete process.env.ANTHROPIC_API_KEY
+    try {
+      const choice = { kind: "provider", route: "anthropic/claude-sonnet-4-5" } as const
+      const unavailable = await Effect.runPromise(
+        Effect.flatMap(LlmAdapter.LlmAdapter, (llm) => llm.unavailable!("anthropic", "claude-sonnet-4-5")).pipe(
+          Effect.provide(Layers.modelLayer(settings({ anthropic: { adapter: "ai-sdk" } }), choice)),
+          Effect.provide(ReplayDiagnostics.layerSilent),
+        ),
+      )
+      // The AI SDK adapter's wording; pi-ai would say "no credential for anthropic/claude-sonnet-4-5: …".
+      expect(unavailable).toEqual({ code: "MISSING_CREDENTIAL", message: 'no API key for provider "anthropic": set ANTHROPIC_API_KEY' })
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved
+    }
   })
 })
 
