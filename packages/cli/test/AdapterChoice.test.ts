@@ -1,7 +1,7 @@
 // The config's choice of adapter per provider: which entries each adapter
 // gets, the usage error a bad choice is, the credentials the AI SDK adapter
 // reads by default, and doctor judging each message by its own kind's codec.
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { LlmAdapter, ReplayDiagnostics } from "@turnlog/llm"
 import type { SessionLog } from "@turnlog/protocol"
@@ -96,6 +96,15 @@ describe("a built-in provider given to the AI SDK adapter by name", () => {
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved
     }
+  })
+})
+
+describe("Layers.modelLayer", () => {
+  it("refuses a model an AI SDK provider does not declare, before any session", async () => {
+    const built = await Effect.runPromise(Effect.either(Effect.scoped(Layer.build(
+      Layers.modelLayer(settings({ sdk: entry("openai-chat", { adapter: "ai-sdk" }) }), { kind: "provider", route: "sdk/other" }),
+    ).pipe(Effect.provide(ReplayDiagnostics.layerSilent)))))
+    expect(Either.isLeft(built) && built.left.message).toBe('model sdk/other: provider "sdk" has no model "other"')
   })
 })
 
