@@ -87,3 +87,10 @@ export const withBuiltins = (
     const models = catalog(id).map(({ id, contextWindow, maxTokens, reasoning }) => ({ id, contextWindow, maxTokens, reasoning }))
     return [id, { ...builtin, models, ...entry }]
   }))
+
+/** The entries of `providers` whose config entry lists its own models (not filled in by `withBuiltins`). */
+export const declared = <A>(providers: Readonly<Record<string, A>>, config: unknown): Record<string, A> =>
+  Object.fromEntries(Object.entries(providers).filter(([id]) => {
+    const entry = isRecord(config) ? config[id] : undefined
+    return isRecord(entry) && "models" in entry
+  }))

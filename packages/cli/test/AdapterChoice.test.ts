@@ -80,6 +80,11 @@ describe("a built-in provider given to the AI SDK adapter by name", () => {
     expect(anthropic?.models.find((m) => m.id === "claude-sonnet-4-5")).toMatchObject({ contextWindow: 200000 })
   })
 
+  it("is not offered to an editor model by model (its catalog is pi-ai's), a declared provider is", () => {
+    const config = { anthropic: { adapter: "ai-sdk" }, sdk: entry("openai-chat", { adapter: "ai-sdk" }) }
+    expect(Object.keys(AdapterChoice.declared({ anthropic: 1, sdk: 2 }, config))).toEqual(["sdk"])
+  })
+
   it("is served by the AI SDK adapter: its requests, and the key it asks for", async () => {
     const saved = process.env.ANTHROPIC_API_KEY
     delete process.env.ANTHROPIC_API_KEY
