@@ -6,10 +6,12 @@ import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, Permissions, SystemPrompt, type Tools } from "@turnlog/agent"
-import { type LlmAdapter, Redacting, ReplayDiagnostics, Scripted } from "@turnlog/llm"
+import { type LlmAdapter, Redacting, ReplayDiagnostics, Routed, Scripted } from "@turnlog/llm"
+import type { AiSdkProviders } from "@turnlog/llm-ai-sdk"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
+import * as AdapterChoice from "./AdapterChoice.js"
 import { CommandFailed, UsageError } from "./CliError.js"
 import { clipQuoted } from "./Clip.js"
 import * as DemoModel from "./DemoModel.js"
@@ -79,6 +81,8 @@ const look = (path: string, as: "directory" | "file", name: string): "present" |
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
+// Likewise the AI SDK's provider packages, only when the config gives them a provider.
+const loadAiSdk = Effect.promise(() => import("@turnlog/llm-ai-sdk"))
 
 /**
  * The model that runs without a provider key: the scripted adapter behind
@@ -91,14 +95,31 @@ export const keylessModel = (
 ): Layer.Layer<LlmAdapter.LlmAdapter, never, ReplayDiagnostics.ReplayDiagnostics> =>
   Scripted.layerReplaying(script, PiAiReplay.codec)
 
-/** The provider config the pi-ai layer reads, checked up front so a bad one is a usage error. */
-export const providerConfig = (settings: Settings): Effect.Effect<PiAiRouting.Config, UsageError> => {
-  const input = settings.config.providers === undefined ? {} : { providers: settings.config.providers }
-  return Effect.flatMap(loadPiAi, ({ PiAiRouting }) =>
-    Effect.mapError(
-      PiAiRouting.decodeConfig(input),
-      (e) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(e.message)}` }),
-    ))
+export interface ProviderConfigs {
+  /** The providers the pi-ai adapter serves (every one the config does not give to another adapter). */
+  readonly piAi: PiAiRouting.Config
+  /** The providers whose entry says `"adapter": "ai-sdk"`, when there are any. */
+  readonly aiSdk?: AiSdkProviders.Config
+}
+
+/** The provider config each adapter reads, checked up front so a bad one is a usage error. */
+export const providerConfig = (settings: Settings): Effect.Effect<ProviderConfigs, UsageError> => {
+  const bad = (message: string) =>
+    new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(message)}` })
+  return Effect.gen(function*() {
+    const split = yield* Either.mapLeft(AdapterChoice.split(settings.config.providers), bad)
+    const { PiAiRouting } = yield* loadPiAi
+    const piAi = yield* Effect.mapError(
+      PiAiRouting.decodeConfig(settings.config.providers === undefined ? {} : { providers: split.piAi }),
+      (e) => bad(e.message),
+    )
+    if (Object.keys(split.aiSdk).length === 0) return { piAi }
+    const { AiSdkProviders } = yield* loadAiSdk
+    const catalog = PiAiRouting.make({}, {}).models
+    const entries = AdapterChoice.withBuiltins(split.aiSdk, (provider) => catalog.getModels(provider))
+    const aiSdk = yield* Effect.mapError(AiSdkProviders.decodeConfig({ providers: entries }), (e) => bad(e.message))
+    return { piAi, aiSdk }
+  })
 }
 
 export const modelLayer = (
@@ -108,16 +129,29 @@ export const modelLayer = (
   switch (choice.kind) {
     case "provider":
       return Layer.unwrapEffect(Effect.gen(function*() {
-        const config = yield* providerConfig(settings)
+        const configs = yield* providerConfig(settings)
         const { PiAiAdapter, PiAiRouting } = yield* loadPiAi
         // A route no provider serves is a mistake in the command or the config:
         // said now, before a session is made for it.
         const route = PiAiRouting.parseRoute(choice.route)
-        const resolved = route === undefined ? undefined : PiAiRouting.make(config).resolve(route.provider, route.model)
+        const aiSdkProvider = route === undefined ? undefined : configs.aiSdk?.providers[route.provider]
+        if (route !== undefined && aiSdkProvider !== undefined && !aiSdkProvider.models.some((m) => m.id === route.model)) {
+          return yield* new UsageError({ message: `model ${choice.route}: provider "${route.provider}" has no model "${route.model}"` })
+        }
+        const resolved = route === undefined || aiSdkProvider !== undefined
+          ? undefined
+          : PiAiRouting.make(configs.piAi).resolve(route.provider, route.model)
         if (resolved !== undefined && Either.isLeft(resolved)) {
           return yield* new UsageError({ message: `model ${choice.route}: ${resolved.left.message}` })
         }
-        return PiAiAdapter.layerPiAi(config).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
+        const piAi = PiAiAdapter.layerPiAi(configs.piAi).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
+        if (configs.aiSdk === undefined) return piAi
+        // The providers the config gives to the AI SDK adapter go to it; every other one to pi-ai.
+        const { AiSdkAdapter } = yield* loadAiSdk
+        return Routed.layer(piAi, [{
+          providers: Object.keys(configs.aiSdk.providers),
+          adapter: AiSdkAdapter.layerConfig(configs.aiSdk).pipe(Layer.mapError((e) => new UsageError({ message: e.message }))),
+        }])
       }))
     case "script":
       return Layer.unwrapEffect(

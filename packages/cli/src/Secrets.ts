@@ -2,7 +2,8 @@
  * The credentials this process holds, and the seams that keep them in.
  *
  * A credential is the value of a variable a provider's key is read from: the
- * built-in providers' (`CredentialEnv`) and each custom provider's `apiKeyEnv`;
+ * built-in providers' (`CredentialEnv`), the AI SDK packages' defaults, and each
+ * custom provider's `apiKeyEnv`;
  * and the PostgreSQL store's URL (`TURNLOG_DATABASE_URL` or the config's
  * `database.url`), with the password inside it.
  * Two rules follow from them:
@@ -51,6 +52,12 @@ const configuredNames = (providers: unknown): ReadonlyArray<string> => {
   )
 }
 
+/**
+ * The keys the AI SDK adapter reads by default beyond pi-ai's own
+ * (`@ai-sdk/google`'s variable; Anthropic's and OpenAI's are pi-ai's too).
+ */
+const AI_SDK_CREDENTIALS: ReadonlyArray<string> = ["GOOGLE_GENERATIVE_AI_API_KEY"]
+
 /** The variable that may carry the PostgreSQL store's URL, password included. */
 const DATABASE_URL = "TURNLOG_DATABASE_URL"
 
@@ -67,7 +74,7 @@ const databaseSecrets = (urls: ReadonlyArray<string | undefined>): ReadonlyArray
   })
 
 export const of = (settings: Settings, env: Environment = process.env): Secrets => {
-  const names = [...new Set([...CREDENTIALS, DATABASE_URL, ...configuredNames(settings.config.providers)])]
+  const names = [...new Set([...CREDENTIALS, ...AI_SDK_CREDENTIALS, DATABASE_URL, ...configuredNames(settings.config.providers)])]
   const passed = new Set(settings.config.passEnv ?? [])
   const commandEnv: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {

@@ -118,7 +118,11 @@ const makeWith = (resolve: Resolve, options: Options) =>
       return contextWindow === undefined || maxTokens === undefined ? undefined : { contextWindow, maxTokens }
     }
 
-    return { stream, modelInfo } satisfies Service
+    // Known before any request: a route the config lacks, a key that is not set (the loop then makes no session).
+    const unavailable = (provider: string, model: string): Effect.Effect<Failure | undefined> =>
+      Effect.sync(() => Either.match(resolve(provider, model), { onLeft: (failure) => failure, onRight: () => undefined }))
+
+    return { stream, modelInfo, unavailable } satisfies Service
   })
 
 /**

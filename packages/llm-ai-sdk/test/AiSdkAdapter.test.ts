@@ -77,3 +77,19 @@ describe("AiSdkAdapter.layerConfig", () => {
     expect(Either.isLeft(wrong) && wrong.left.message).toMatch(/^invalid ai-sdk provider config: providers\.anthropic\.api: /)
   })
 })
+
+describe("AiSdkAdapter.unavailable", () => {
+  it("names a route the config lacks and a key that is not set, before any request", async () => {
+    const config = { providers: { local: { api: "anthropic-messages", apiKeyEnv: "LOCAL_KEY", models: [{ id: "m" }] } } }
+    const check = (env: Record<string, string>, provider: string, model: string) =>
+      Effect.runPromise(
+        Effect.flatMap(LlmAdapter, (llm) => llm.unavailable!(provider, model)).pipe(
+          Effect.provide(AiSdkAdapter.layerConfig(config, { env })),
+          Effect.provide(Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })),
+        ),
+      )
+    expect(await check({}, "local", "m")).toEqual({ code: "MISSING_CREDENTIAL", message: 'no API key for provider "local": set LOCAL_KEY' })
+    expect(await check({ LOCAL_KEY: "k" }, "local", "x")).toEqual({ code: "UNKNOWN_ROUTE", message: 'provider "local" has no model "x"' })
+    expect(await check({ LOCAL_KEY: "k" }, "local", "m")).toBeUndefined()
+  })
+})

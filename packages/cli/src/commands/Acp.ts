@@ -7,6 +7,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { McpServers } from "@turnlog/mcp"
 import { StoreError } from "@turnlog/store"
+import * as AdapterChoice from "../AdapterChoice.js"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
@@ -72,8 +73,10 @@ const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
   Effect.gen(function*() {
     const routes = [choice.route]
     if (settings.config.providers !== undefined) {
-      const config = yield* Layers.providerConfig(settings)
-      for (const [provider, declared] of Object.entries(config.providers ?? {})) {
+      const configs = yield* Layers.providerConfig(settings)
+      // A built-in provider given to the AI SDK by name alone is offered as built-ins are (below), not its whole catalog.
+      const listed = { ...configs.piAi.providers, ...AdapterChoice.declared(configs.aiSdk?.providers ?? {}, settings.config.providers) }
+      for (const [provider, declared] of Object.entries(listed)) {
         for (const model of declared.models) routes.push(`${provider}/${model.id}`)
       }
     }

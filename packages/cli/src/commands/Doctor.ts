@@ -14,10 +14,12 @@
 import { visibleInLine } from "../Visible.js"
 import { Effect, Either } from "effect"
 import { History } from "@turnlog/history"
+import * as AiSdkReplay from "@turnlog/llm-ai-sdk/AiSdkReplay"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
+import * as AdapterChoice from "../AdapterChoice.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
 import * as Pages from "../Pages.js"
@@ -89,10 +91,16 @@ export const diagnose = (session: SessionStore.LoadedSession, eventCount = sessi
       messages.push({ messageId: message.id, route, replay: "no-state" })
       continue
     }
+    // Judged by the codec of the adapter that wrote it: under that adapter it replays natively or it never does.
     let reason: string | undefined
-    PiAiReplay.toPiAssistant(message, (error) => {
-      reason = error.reason
-    })
+    if (AdapterChoice.kindOf(message.source.replayState) === AiSdkReplay.KIND) {
+      const rebuilt = AiSdkReplay.rebuild(message)
+      if (typeof rebuilt === "string") reason = rebuilt
+    } else {
+      PiAiReplay.toPiAssistant(message, (error) => {
+        reason = error.reason
+      })
+    }
     messages.push(
       reason === undefined
         ? { messageId: message.id, route, replay: "native" }
