@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 
-const IMPORT = /\bimport\s*\{([^}]*)\}\s*from\s*"(effect|@effect\/[a-z-]+|@turnlog\/[a-z-]+)"/g
+const IMPORT = /^import\s*\{([^}]*)\}\s*from\s*"(effect|@effect\/[a-z-]+|@turnlog\/[a-z-]+)"/gm
 const NAMESPACE = /export \* as (\w+) from "\.\/(\w+)\.js"/g
 
 /**
