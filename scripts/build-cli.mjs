@@ -1,33 +1,39 @@
 // Builds the `turnlog` command into plain JavaScript: the workspace's
-// TypeScript sources bundled into `packages/cli/dist/` (one chunk per lazily
-// loaded command), every third-party package left to Node's own resolution.
-// Started from the bundle, the command skips compiling TypeScript at run time,
-// which is most of its start-up.
+// TypeScript sources and their pure-JavaScript dependencies bundled into
+// `packages/cli/dist/` (one chunk per lazily loaded command), tree-shaken to what
+// the command uses. Started from the bundle, the command neither compiles
+// TypeScript nor resolves and reads a thousand files of packages at run time,
+// which was most of its start-up.
 //
-// `dist/inputs.json` lists the source files the bundle was built from: the
+// `dist/inputs.json` lists the source files the bundle was built from (and npm's
+// record of the installed packages): the
 // launcher (`packages/cli/bin/turnlog.js`) uses the bundle only while none of
 // them is newer than it, and runs the sources otherwise, so an edit is never
 // hidden by a stale build. Run by `npm ci` (prepare), `npm test` and `npm run build`.
 import { build } from "esbuild"
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { rmSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { modulePaths } from "./packaging/module-paths.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cli = join(root, "packages", "cli")
 const out = join(cli, "dist")
 
-// Every dependency (or peer) a workspace package declares, other than the workspace's
-// own packages, stays external: installed once, loaded by Node as published.
-const external = new Set()
-for (const name of readdirSync(join(root, "packages"))) {
-  const manifest = join(root, "packages", name, "package.json")
-  if (!statSync(manifest, { throwIfNoEntry: false })) continue
-  const { dependencies = {}, peerDependencies = {} } = JSON.parse(readFileSync(manifest, "utf8"))
-  for (const dependency of [...Object.keys(dependencies), ...Object.keys(peerDependencies)]) {
-    if (!dependency.startsWith("@turnlog/")) external.add(dependency)
-  }
-}
+// Pure-JS dependencies are bundled, so that tree-shaking keeps only what the
+// command uses (effect alone is hundreds of files through its index). Native
+// modules, and the large optional ones loaded only on the paths that need them
+// (a provider's SDK, PostgreSQL, SQLite), stay external: loaded by Node as
+// published, when first used.
+const external = [
+  "better-sqlite3",
+  "pg",
+  "pg-native",
+  "@earendil-works/pi-ai",
+  "@ai-sdk/*",
+  "ai",
+  "tsx",
+]
 
 rmSync(out, { recursive: true, force: true })
 const started = Date.now()
@@ -40,15 +46,24 @@ const result = await build({
   platform: "node",
   target: "node20",
   sourcemap: true,
-  external: [...external].flatMap((name) => [name, `${name}/*`]),
+  external: external.flatMap((name) => (name.endsWith("/*") ? [name] : [name, `${name}/*`])),
+  // Bundled CommonJS calls `require` for Node's own modules: give it one.
+  banner: { js: "import { createRequire as __turnlogCreateRequire } from \"node:module\"; const require = __turnlogCreateRequire(import.meta.url);" },
   tsconfig: join(cli, "tsconfig.json"),
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],
+  plugins: [modulePaths(root)],
   metafile: true,
   logLevel: "warning",
 })
 
+// The workspace's sources, one by one; the bundled packages through npm's record
+// of what is installed, which every install that changes node_modules rewrites
+// (a file per package would cost the launcher a thousand stat calls a start).
+const installed = join(root, "node_modules", ".package-lock.json")
 const inputs = Object.keys(result.metafile.inputs)
+  .filter((input) => !input.split("/").includes("node_modules"))
+  .concat(statSync(installed, { throwIfNoEntry: false }) ? [relative(root, installed)] : [])
   .map((input) => relative(cli, join(root, input)))
   .sort()
 writeFileSync(join(out, "inputs.json"), JSON.stringify(inputs, null, 2) + "\n")

@@ -5,6 +5,7 @@
 // package's tsconfig, whatever the current directory) and runs the TypeScript
 // sources, so an edit is never hidden by a stale build — saying so on stderr
 // when a build exists. TURNLOG_FROM_SOURCE=1 always runs the sources.
+// `turnlog --version` alone is answered here, before any of the command loads.
 import { readFileSync, statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -33,6 +34,20 @@ const staleness = () => {
     if (stat.mtimeMs > made) return `${input} changed`
   }
   return ""
+}
+
+// The package's version, printed as the command's parser prints it (`Version.ts`
+// reads the same file); `--version` among other arguments is the parser's.
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  let version = "0.0.0"
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("package.json", cli), "utf8"))
+    if (typeof pkg.version === "string") version = pkg.version
+  } catch {
+    // as Version.ts: a missing or broken manifest reports 0.0.0
+  }
+  process.stdout.write(`${version}\n\n`)
+  process.exit(0)
 }
 
 const why = staleness()

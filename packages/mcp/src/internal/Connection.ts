@@ -4,12 +4,8 @@
  * resource. It remembers whether the server went away on its own, so later
  * calls are answered at once with the reason instead of waiting on a dead pipe.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Duration, Effect, type Scope } from "effect"
 import type * as ServerConfig from "../ServerConfig.js"
 
@@ -49,7 +45,29 @@ const TAIL = 2000
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-const transportFor = (server: ServerConfig.Server, cwd: string): Transport => {
+// The SDK (with its schema and validation libraries, hundreds of files) loads
+// when a server is first opened: a session without MCP servers never pays for it.
+const loadSdk = async () => {
+  const [client, sse, stdio, http, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ])
+  return {
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ErrorCode: types.ErrorCode,
+    McpError: types.McpError,
+  }
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
+const transportFor = (sdk: Sdk, server: ServerConfig.Server, cwd: string): Transport => {
+  const { SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport } = sdk
   if (server.type === "http" || server.type === "sse") {
     const requestInit = { headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) }
     return server.type === "http"
@@ -68,7 +86,9 @@ const transportFor = (server: ServerConfig.Server, cwd: string): Transport => {
 
 export const open = (server: ServerConfig.Server, options: Options): Effect.Effect<Connection, StartFailed, Scope.Scope> =>
   Effect.gen(function*() {
-    const transport = transportFor(server, options.cwd)
+    const sdk = yield* Effect.promise(loadSdk)
+    const { Client, ErrorCode, McpError, StdioClientTransport } = sdk
+    const transport = transportFor(sdk, server, options.cwd)
     let stderrTail = ""
     if (transport instanceof StdioClientTransport) {
       transport.stderr?.on("data", (chunk: Buffer) => {
