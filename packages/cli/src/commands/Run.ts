@@ -55,8 +55,8 @@ export const noProvider = (settings: Settings): string => {
     `To try turnlog without a key: turnlog demo`
 }
 
-/** Picks the session: the one named, the latest in this directory, or a new one. */
-const sessionFor = (options: RunOptions, route: string, tools: ReadonlyArray<Tools.Tool>) =>
+/** Picks the session: the one named, the latest in this directory, or a new one (`run` and `chat`). */
+export const sessionFor = (options: Pick<RunOptions, "session" | "continue">, route: string, tools: ReadonlyArray<Tools.Tool>) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore

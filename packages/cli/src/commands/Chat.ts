@@ -1,0 +1,77 @@
+/**
+ * `turnlog chat` (and `turnlog` alone on a terminal): the interactive
+ * session. The same model choice, session choice, store, tools and log as
+ * `run`; turns are sent one after another from an editor, and the answers are
+ * shown as they stream (see `chat/ChatView`). Leaving ends with exit 0.
+ */
+import { ProcessTerminal } from "@mariozechner/pi-tui"
+import { Effect, Option } from "effect"
+import { McpServers } from "@turnlog/mcp"
+import * as ChatPermissions from "../chat/ChatPermissions.js"
+import * as ChatSession from "../chat/ChatSession.js"
+import { ChatView } from "../chat/ChatView.js"
+import * as SlashCommands from "../chat/SlashCommands.js"
+import * as StderrNotes from "../chat/StderrNotes.js"
+import { UsageError } from "../CliError.js"
+import * as Layers from "../Layers.js"
+import * as ModelChoice from "../ModelChoice.js"
+import type { Settings } from "../Settings.js"
+import { asCommandError } from "../StoreErrors.js"
+import { VERSION } from "../Version.js"
+import { announce, noProvider, sessionFor } from "./Run.js"
+
+export interface ChatOptions {
+  readonly model: Option.Option<string>
+  readonly session: Option.Option<string>
+  readonly continue: boolean
+}
+
+/** Both ends on a terminal: what `turnlog` with no command needs to open a session. */
+export const onTerminal = (): boolean => process.stdin.isTTY === true && process.stdout.isTTY === true
+
+export const chat = (settings: Settings, options: ChatOptions) =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.session) && options.continue) {
+      return yield* new UsageError({ message: "--session and --continue cannot be used together: choose one" })
+    }
+    if (!onTerminal()) {
+      return yield* new UsageError({ message: "turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>" })
+    }
+    const choice = yield* ModelChoice.choose(options.model, settings)
+    if (choice.kind === "demo") {
+      yield* Layers.providersChecked(settings)
+      return yield* new UsageError({ message: noProvider(settings) })
+    }
+    yield* announce(choice)
+    const cwd = process.cwd()
+    const view = new ChatView(new ProcessTerminal(), { commands: SlashCommands.COMMANDS, cwd })
+    const permissions = ChatPermissions.make(view)
+
+    const session = Effect.gen(function*() {
+      const mcp = yield* McpServers.McpServers
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd })
+      // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
+      const id = yield* sessionFor(options, choice.route, tools)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          view.start()
+          return StderrNotes.capture((line) => view.note(line))
+        }),
+        (restore) =>
+          Effect.sync(() => {
+            restore()
+            view.stop()
+          }),
+      )
+      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd })
+    }).pipe(Effect.scoped, Effect.mapError(asCommandError))
+
+    return yield* session.pipe(
+      Effect.provide(Layers.agentLayer({
+        settings,
+        choice,
+        permissions: Layers.permissionsLayer(settings, permissions.layer),
+      })),
+      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
+    )
+  })
