@@ -19,6 +19,7 @@ import {
   Spacer,
   type Terminal,
   Text,
+  truncateToWidth,
   TUI,
 } from "@mariozechner/pi-tui"
 import type { AgentLoop } from "@turnlog/agent"
@@ -69,12 +70,24 @@ const summary = (text: string): string => {
 
 const count = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n))
 
+/** One line, cut to the width (the footer never wraps). */
+class Line {
+  private text = ""
+  setText(text: string): void {
+    this.text = text
+  }
+  invalidate(): void {}
+  render(width: number): Array<string> {
+    return [truncateToWidth(` ${this.text}`, width)]
+  }
+}
+
 export class ChatView {
   readonly tui: TUI
   private readonly transcript = new Container()
   private readonly question = new Container()
   private readonly editor: Editor
-  private readonly footerText = new Text("", 1, 0)
+  private readonly footerText = new Line()
   private streaming: Streaming | undefined
   private readonly tools = new Map<string, { readonly line: Text; readonly title: string }>()
   private busy = false
@@ -127,6 +140,7 @@ export class ChatView {
 
   /** The user's prompt, as sent. */
   user(text: string): void {
+    this.transcript.addChild(new Spacer(1))
     this.add(new Text(Style.bold(`› ${visible(text.trimEnd())}`), 1, 0))
   }
 
@@ -266,7 +280,6 @@ export class ChatView {
   private renderFooter(): void {
     const f = this.footer
     const parts = [f.model]
-    if (f.session !== undefined) parts.push(`session ${f.session}`)
     if (f.inputTokens !== undefined) {
       parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
       if (f.contextWindow !== undefined && f.contextWindow > 0) {
@@ -278,7 +291,8 @@ export class ChatView {
       : this.busy
       ? "Ctrl-C cancels the turn"
       : "/help for commands · Ctrl-D leaves"
-    this.footerText.setText(Style.gray(`${parts.map(visible).join(" · ")}  ${hint}`))
+    const session = f.session === undefined ? "" : ` · session ${visible(f.session)}`
+    this.footerText.setText(Style.gray(`${parts.map(visible).join(" · ")} · ${hint}${session}`))
     this.tui.requestRender()
   }
 

@@ -1,0 +1,204 @@
+// The interactive session as a person sees it, in process: the real view,
+// session driver and permission questions over the agent loop with the
+// scripted model and the memory store, drawn into a headless terminal whose
+// screen is read back as text.
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Fiber, Layer } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { AgentLoop, Builtins } from "@turnlog/agent"
+import { Scripted } from "@turnlog/llm"
+import type { SessionId, StreamChunk } from "@turnlog/protocol"
+import { Memory, SessionStore } from "@turnlog/store"
+import * as ChatPermissions from "../src/chat/ChatPermissions.js"
+import * as ChatSession from "../src/chat/ChatSession.js"
+import { ChatView } from "../src/chat/ChatView.js"
+import * as SlashCommands from "../src/chat/SlashCommands.js"
+import { HeadlessTerminal } from "./support/headless.js"
+
+const MODEL = "scripted/test-model"
+const ENTER = "\r"
+const CTRL_C = "\x03"
+
+const text = (...deltas: ReadonlyArray<string>): Array<StreamChunk> => [
+  { type: "block-start", index: 0, blockType: "text" },
+  ...deltas.map((t): StreamChunk => ({ type: "text-delta", index: 0, text: t })),
+  { type: "block-end", index: 0, block: { type: "text", text: deltas.join("") } },
+]
+const stop: StreamChunk = { type: "finish", reason: { kind: "stop" } }
+const toolCall = (id: string, name: string, args: string): Array<StreamChunk> => [
+  { type: "block-start", index: 0, blockType: "tool-call" },
+  { type: "tool-call-delta", index: 0, id, name, argumentsDelta: args },
+  { type: "block-end", index: 0, block: { type: "tool-call", id, name, arguments: args } },
+  { type: "finish", reason: { kind: "tool-calls" } },
+]
+
+const dirs: Array<string> = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A session in a fresh directory, driven from a headless terminal until `/quit`. */
+const open = async (script: Scripted.Script) => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
+  dirs.push(cwd)
+  const terminal = new HeadlessTerminal(80, 30)
+  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd })
+  const permissions = ChatPermissions.make(view)
+  const layer = AgentLoop.layer({ model: MODEL }).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      Scripted.layerScripted(script),
+      Memory.layerMemory,
+      Builtins.layer(),
+      permissions.layer,
+    )),
+  )
+  const runtime = await Effect.runPromise(Effect.scoped(Layer.toRuntime(layer)).pipe(Effect.map((r) => r)))
+  const program = Effect.gen(function*() {
+    const loop = yield* AgentLoop.AgentLoop
+    const id = yield* loop.createSession({ cwd, model: MODEL })
+    view.start()
+    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd }).pipe(
+      Effect.ensuring(Effect.sync(() => view.stop())),
+    )
+    return id
+  })
+  const fiber = Effect.runFork(Effect.provide(program, runtime))
+  await terminal.until((t) => t.includes("session "), "the footer")
+  const events = (id: SessionId) =>
+    Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) =>
+      l.events
+    )
+  const done = () => Effect.runPromise(Fiber.join(fiber))
+  const quit = async () => {
+    terminal.type("/quit")
+    terminal.type(ENTER)
+    return done()
+  }
+  return { terminal, cwd, quit, done, events }
+}
+
+describe("the interactive session's view", () => {
+  it("shows the prompt and the streamed answer as rendered markdown, and the footer's tokens", async () => {
+    const s = await open([[
+      ...text("Here is **bold", "** and `code`.\n\n", "- one\n- two\n"),
+      { type: "usage", usage: { inputTokens: 1200, outputTokens: 34 } },
+      stop,
+    ]])
+    s.terminal.type("hello there")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("- two"), "the answer's last item")
+    expect(screen).toContain("\n › hello there\n Here is bold and code.\n\n - one\n - two")
+    expect(screen).not.toContain("**")
+    const footer = await s.terminal.until((t) => t.includes("↑1200 ↓34 tokens"), "the tokens in the footer")
+    // One line, cut to the 80 columns.
+    expect(footer.split("\n").at(-1)).toBe(" scripted/test-model · ↑1200 ↓34 tokens · /help for commands · Ctrl-D leaves ...")
+    const id = await s.quit()
+    expect((await s.events(id)).map((e) => e.type)).toEqual([
+      "turn/start",
+      "user/message",
+      "request/start",
+      "assistant/chunks",
+      "assistant/message",
+      "turn/end",
+    ])
+  })
+
+  it("shows control characters from the model as text, never obeyed", async () => {
+    const s = await open([[...text("bell\x07 and \x1b]52;c;Zm9v\x07 clipboard"), stop]])
+    s.terminal.type("hi")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("clipboard"), "the answer")
+    expect(screen).toContain(" bell\\x07 and \\x1b]52;c;Zm9v\\x07 clipboard")
+    await s.quit()
+  })
+
+  it("asks before a write, shows what will be written, and shows the call done once allowed", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "notes.md", content: "first line\nsecond line\n" })),
+      [...text("Written."), stop],
+    ])
+    s.terminal.type("write the notes")
+    s.terminal.type(ENTER)
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    expect(asked).toContain(" ? Allow Write notes.md?\n   first line\n   second line\n")
+    expect(asked).toMatch(/→ Allow once\n +Allow always +write_file in this session\n +Reject/)
+    s.terminal.type(ENTER)
+    const done = await s.terminal.until((t) => t.includes("Written."), "the answer after the tool")
+    expect(done).toContain(" ✓ Write notes.md done")
+    expect(done).not.toContain("Allow once")
+    expect(readFileSync(join(s.cwd, "notes.md"), "utf8")).toBe("first line\nsecond line\n")
+    await s.quit()
+  })
+
+  it("logs allow always as a permission/rule and asks no more for that tool", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "a.txt", content: "a" })),
+      [...text("One."), stop],
+      toolCall("c2", "write_file", JSON.stringify({ path: "b.txt", content: "b" })),
+      [...text("Two."), stop],
+    ])
+    s.terminal.type("write a")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    s.terminal.type("\x1b[B") // down: allow always
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("One."), "the first answer")
+    s.terminal.type("write b")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Two."), "the second answer")
+    expect(screen).toContain(" ✓ Write b.txt done")
+    expect(screen.match(/Allow always/g)).toBeNull()
+    const id = await s.quit()
+    const rules = (await s.events(id)).filter((e) => e.type === "permission/rule").map((e) => e.data)
+    expect(rules).toEqual([{ tool: "write_file", decision: "allow" }])
+  })
+
+  it("a rejected call fails with the reason the model sees", async () => {
+    const s = await open([
+      toolCall("c1", "run_command", JSON.stringify({ command: "rm -rf build" })),
+      [...text("Understood."), stop],
+    ])
+    s.terminal.type("clean")
+    s.terminal.type(ENTER)
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    expect(asked).toContain(" ? Allow Run rm -rf build?\n   rm -rf build\n")
+    s.terminal.type("\x1b") // Esc rejects
+    const screen = await s.terminal.until((t) => t.includes("Understood."), "the answer after the rejection")
+    expect(screen).toMatch(/ ✗ Run rm -rf build failed: .+/)
+    await s.quit()
+  })
+
+  it("Ctrl-C during an answer cancels the turn, which ends cancelled, and the prompt comes back", async () => {
+    const s = await open([
+      { chunks: text("Partial answer"), stall: true },
+      [...text("Second answer."), stop],
+    ])
+    s.terminal.type("go")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Partial answer"), "the partial answer")
+    s.terminal.type(CTRL_C)
+    const cancelled = await s.terminal.until((t) => t.includes("the turn was cancelled"), "the cancel")
+    expect(cancelled).toContain(" › go\n Partial answer\n the turn was cancelled")
+    s.terminal.type("again")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Second answer."), "the next answer")
+    const id = await s.quit()
+    const ends = (await s.events(id)).filter((e) => e.type === "turn/end").map((e) => e.data)
+    expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
+  })
+
+  it("Ctrl-C twice at an empty prompt leaves; /help lists the commands", async () => {
+    const s = await open([])
+    s.terminal.type("/help")
+    s.terminal.type(ENTER)
+    const help = await s.terminal.until((t) => t.includes("/sessions"), "the help")
+    expect(help).toContain(" /model <provider/model>   switch the session's model")
+    s.terminal.type(CTRL_C)
+    await s.terminal.until((t) => t.includes("press Ctrl-C again to leave"), "the hint")
+    s.terminal.type(CTRL_C)
+    const id = await s.done()
+    expect(await s.events(id)).toEqual([])
+  })
+})
