@@ -56,7 +56,11 @@ describe("the table of each command's options", () => {
     const declared: Record<string, Record<string, boolean>> = {}
     for (const match of help.matchAll(/^\s+- (\w+) (.*)$/gm)) {
       const options: Record<string, boolean> = {}
-      for (const option of match[2]!.matchAll(/\[(--[\w-]+)( [^\]]+)?\]/g)) options[option[1]!] = option[2] !== undefined
+      // An option with a short alias reads `[(-c, --continue)]`: both names are known.
+      for (const option of match[2]!.matchAll(/\[(?:\((-\w), )?(--[\w-]+)\)?( [^\]]+)?\]/g)) {
+        if (option[1] !== undefined) options[option[1]] = option[3] !== undefined
+        options[option[2]!] = option[3] !== undefined
+      }
       declared[match[1]!] = options
     }
     expect(declared).toEqual(COMMAND_OPTIONS)
