@@ -48,13 +48,13 @@ const tmux = (socket: string, ...args: ReadonlyArray<string>): Promise<string> =
     execFile("tmux", ["-L", socket, ...args], (error, stdout) => (error === null ? resolve(stdout) : reject(error)))
   )
 
-/** A terminal of 100 columns running `turnlog chat` in `cwd`; its exit code is printed when it ends. */
-const terminal = async (cwd: string, env: Record<string, string>) => {
+/** A terminal of 100 columns running `turnlog <args>` in `cwd`; its exit code is printed when it ends. */
+const terminal = async (cwd: string, env: Record<string, string>, args: ReadonlyArray<string> = ["chat"]) => {
   const socket = `turnlog-chat-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const launcher = join(cwd, "..", `${socket}.sh`)
   const exports = Object.entries({ ...cleanEnv(), ...env, TERM: "xterm-256color" })
     .map(([k, v]) => `export ${k}='${v.replace(/'/g, `'\\''`)}'`)
-  writeFileSync(launcher, [...exports, `'${process.execPath}' '${BIN}' chat`, `echo "[exit $?]"`, "sleep 600"].join("\n") + "\n")
+  writeFileSync(launcher, [...exports, `'${process.execPath}' '${BIN}' ${args.join(" ")}`, `echo "[exit $?]"`, "sleep 600"].join("\n") + "\n")
   await tmux(socket, "new-session", "-d", "-x", "100", "-y", "40", "-c", cwd, `sh '${launcher}'`)
   // Rows joined where they wrapped, each without the blanks that fill it out.
   const screen = () =>
@@ -164,5 +164,36 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
       { type: "turn/end", data: { reason: "completed" } },
       { type: "turn/end", data: { reason: "cancelled" } },
     ])
+  })
+
+  it("turnlog alone on a terminal opens the session; the terminal closing mid-answer closes the turn as cancelled", async () => {
+    const dir = tempDir("chat-hup")
+    const home = join(dir, "home")
+    const cwd = join(dir, "work")
+    execFileSync("mkdir", ["-p", home, cwd])
+    const slow = join(dir, "slow.jsonl")
+    writeFileSync(slow, call(SLOW, 50) + "\n")
+    const t = await terminal(cwd, { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: slow }, [])
+    try {
+      await t.until("/help for commands")
+      await t.type("go slow")
+      await t.key("Enter")
+      await t.until("line 3\n")
+    } finally {
+      // The terminal goes away: the process gets SIGHUP.
+      await t.close()
+    }
+    const [id] = sessionIds(home)
+    const deadline = Date.now() + 20_000
+    let last: { type: string; data: unknown } | undefined
+    while (Date.now() < deadline) {
+      last = logLines(home, id!).at(-1)
+      if (last?.type === "turn/end") break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(last).toEqual(expect.objectContaining({ type: "turn/end", data: { reason: "cancelled" } }))
+    const message = logLines(home, id!).find((e: { type: string }) => e.type === "assistant/message")
+    expect(message.data.interrupted).toBe(true)
+    expect(message.data.message.content[0].text).toMatch(/^line 0\nline 1\nline 2\nline 3\n/)
   })
 })
