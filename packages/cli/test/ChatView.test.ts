@@ -40,7 +40,7 @@ afterEach(() => {
 })
 
 /** A session in a fresh directory, driven from a headless terminal until `/quit`. */
-const open = async (script: Scripted.Script) => {
+const open = async (script: Scripted.Script, options: Scripted.Options = {}) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
   dirs.push(cwd)
   const terminal = new HeadlessTerminal(80, 30)
@@ -48,7 +48,7 @@ const open = async (script: Scripted.Script) => {
   const permissions = ChatPermissions.make(view)
   const layer = AgentLoop.layer({ model: MODEL }).pipe(
     Layer.provideMerge(Layer.mergeAll(
-      Scripted.layerScripted(script),
+      Scripted.layerScripted(script, options),
       Memory.layerMemory,
       Builtins.layer(),
       permissions.layer,
@@ -80,12 +80,12 @@ const open = async (script: Scripted.Script) => {
 }
 
 describe("the interactive session's view", () => {
-  it("shows the prompt and the streamed answer as rendered markdown, and the footer's tokens", async () => {
+  it("shows the prompt and the streamed answer as rendered markdown, and the footer's tokens and context share", async () => {
     const s = await open([[
       ...text("Here is **bold", "** and `code`.\n\n", "- one\n- two\n"),
       { type: "usage", usage: { inputTokens: 1200, outputTokens: 34 } },
       stop,
-    ]])
+    ]], { modelInfo: { contextWindow: 10_000, maxTokens: 1000 } })
     s.terminal.type("hello there")
     s.terminal.type(ENTER)
     const screen = await s.terminal.until((t) => t.includes("- two"), "the answer's last item")
@@ -93,7 +93,7 @@ describe("the interactive session's view", () => {
     expect(screen).not.toContain("**")
     const footer = await s.terminal.until((t) => t.includes("↑1200 ↓34 tokens"), "the tokens in the footer")
     // One line, cut to the 80 columns.
-    expect(footer.split("\n").at(-1)).toBe(" scripted/test-model · ↑1200 ↓34 tokens · /help for commands · Ctrl-D leaves ...")
+    expect(footer.split("\n").at(-1)).toBe(" scripted/test-model · ↑1200 ↓34 tokens · 12% of context · /help for commands...")
     const id = await s.quit()
     expect((await s.events(id)).map((e) => e.type)).toEqual([
       "turn/start",

@@ -5,10 +5,11 @@
  * through the loop (it ends `cancelled`, as in `run`) and the prompt comes
  * back. Nothing of the session is kept here: the log holds it.
  */
-import { Effect, Queue, Runtime, Stream } from "effect"
+import { Effect, Option, Queue, Runtime, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import * as Rules from "@turnlog/acp/Rules"
 import * as Updates from "@turnlog/acp/Updates"
+import { LlmAdapter } from "@turnlog/llm"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { asCommandError } from "../StoreErrors.js"
@@ -39,8 +40,14 @@ export const run = (options: Options) =>
     const display = yield* Tools.Tools
     const runtime = yield* Effect.runtime<never>()
     const inputs = yield* Queue.unbounded<Input>()
+    const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
     const { view, permissions } = options
     const state = { id: options.session, model: options.model }
+    /** The route's context window, when the adapter knows the model. */
+    const windowOf = (route: string): number | undefined => {
+      const slash = route.indexOf("/")
+      return Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1))?.contextWindow
+    }
 
     const restoreRules = (id: SessionId) =>
       Effect.map(store.read(id), (loaded) => permissions.restore(id, Updates.rulesOf(loaded.events)))
@@ -53,7 +60,7 @@ export const run = (options: Options) =>
     })
 
     yield* restoreRules(state.id)
-    view.setFooter({ model: state.model, session: state.id })
+    view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
     view.listen({
       onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
       onCancel: () => void Runtime.runFork(runtime)(loop.cancel(state.id)),
@@ -87,7 +94,8 @@ export const run = (options: Options) =>
         permissions.restore(id, [])
         return id
       }),
-      switchModel: (model) => Effect.asVoid(loop.load(state.id, { model, tools: options.tools })),
+      switchModel: (model) =>
+        Effect.map(loop.load(state.id, { model, tools: options.tools }), () => view.setFooter({ contextWindow: windowOf(model) })),
     })
 
     while (true) {

@@ -53,7 +53,7 @@ export interface Footer {
   readonly inputTokens?: number | undefined
   readonly outputTokens?: number | undefined
   /** The model's context window, when the adapter knows it. */
-  readonly contextWindow?: number
+  readonly contextWindow?: number | undefined
 }
 
 type Streaming =
