@@ -2,7 +2,7 @@
 // session driver and permission questions over the agent loop with the
 // scripted model and the memory store, drawn into a headless terminal whose
 // screen is read back as text.
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Fiber, Layer } from "effect"
@@ -13,7 +13,7 @@ import type { SessionId, StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
 import * as ChatPermissions from "../src/chat/ChatPermissions.js"
 import * as ChatSession from "../src/chat/ChatSession.js"
-import { ChatView } from "../src/chat/ChatView.js"
+import { ChatView, type ViewOptions } from "../src/chat/ChatView.js"
 import * as SlashCommands from "../src/chat/SlashCommands.js"
 import { HeadlessTerminal } from "./support/headless.js"
 
@@ -40,11 +40,16 @@ afterEach(() => {
 })
 
 /** A session in a fresh directory, driven from a headless terminal until `/quit`. */
-const open = async (script: Scripted.Script, options: Scripted.Options = {}) => {
+const open = async (
+  script: Scripted.Script,
+  options: Scripted.Options = {},
+  viewOptions: Partial<ViewOptions> & { readonly files?: Record<string, string> } = {},
+) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
   dirs.push(cwd)
+  for (const [name, content] of Object.entries(viewOptions.files ?? {})) writeFileSync(join(cwd, name), content)
   const terminal = new HeadlessTerminal(80, 30)
-  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd })
+  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd, ...viewOptions })
   const permissions = ChatPermissions.make(view)
   const layer = AgentLoop.layer({ model: MODEL }).pipe(
     Layer.provideMerge(Layer.mergeAll(
@@ -200,5 +205,46 @@ describe("the interactive session's view", () => {
     s.terminal.type(CTRL_C)
     const id = await s.done()
     expect(await s.events(id)).toEqual([])
+  })
+
+  it("@file attaches the file's text as an editor's attached file is logged", async () => {
+    const s = await open([[...text("Read it."), stop]], {}, { files: { "notes.txt": "buy milk\n" } })
+    s.terminal.type("summarise @notes.txt")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Read it."), "the answer")
+    expect(screen).toContain(` › summarise @notes.txt\n attached ${s.cwd}/notes.txt\n Read it.`)
+    const id = await s.quit()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({
+        content: [
+          { type: "text", text: "summarise @notes.txt" },
+          { type: "text", text: `<resource uri="file://${s.cwd}/notes.txt">\nbuy milk\n\n</resource>` },
+        ],
+      }),
+    }))
+  })
+
+  it("a binary @file is not sent, and says why", async () => {
+    const s = await open([], {}, { files: { "blob.bin": "a\u0000b" } })
+    s.terminal.type("look at @blob.bin")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("not sent"), "the refusal")
+    // Wrapped at the 80 columns.
+    expect(screen).toContain(` not sent: @${s.cwd}/blob.bin is binary: only text files can be\n attached`)
+    const id = await s.quit()
+    expect(await s.events(id)).toEqual([])
+  })
+
+  it("Up recalls the prompts kept from before, and each prompt sent is kept", async () => {
+    const kept: Array<string> = []
+    const s = await open([[...text("Yes."), stop]], {}, { history: ["an earlier question"], remember: (t) => kept.push(t) })
+    s.terminal.type("\x1b[A")
+    await s.terminal.until((t) => t.includes("an earlier question"), "the recalled prompt")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Yes."), "the answer")
+    expect(kept).toEqual(["an earlier question"])
+    await s.quit()
+    expect(kept).toEqual(["an earlier question", "/quit"])
   })
 })

@@ -5,7 +5,7 @@
  * through the loop (it ends `cancelled`, as in `run`) and the prompt comes
  * back. Nothing of the session is kept here: the log holds it.
  */
-import { Effect, Option, Queue, Runtime, Stream } from "effect"
+import { Effect, Either, Option, Queue, Runtime, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import * as Rules from "@turnlog/acp/Rules"
 import * as Updates from "@turnlog/acp/Updates"
@@ -13,6 +13,7 @@ import { LlmAdapter } from "@turnlog/llm"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { asCommandError } from "../StoreErrors.js"
+import * as Attach from "./Attach.js"
 import type { ChatPermissions } from "./ChatPermissions.js"
 import type { ChatView } from "./ChatView.js"
 import * as SlashCommands from "./SlashCommands.js"
@@ -70,8 +71,11 @@ export const run = (options: Options) =>
     const turn = (text: string) =>
       Effect.gen(function*() {
         view.user(text)
+        const content = Attach.content(text, options.cwd)
+        if (Either.isLeft(content)) return view.problem(`not sent: ${content.left}`)
+        for (const file of Attach.mentioned(text, options.cwd)) view.note(`attached ${file}`)
         view.setBusy(true)
-        yield* loop.prompt(state.id, text).pipe(
+        yield* loop.prompt(state.id, content.right).pipe(
           Stream.runForEach((update) =>
             Effect.sync(() => view.apply(update, update.type === "tool-call" ? display.display(update).title : undefined))
           ),

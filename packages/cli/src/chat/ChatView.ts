@@ -70,6 +70,17 @@ const summary = (text: string): string => {
 
 const count = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n))
 
+export interface ViewOptions {
+  /** What the editor completes after `/`. */
+  readonly commands: ReadonlyArray<SlashCommand>
+  /** Where `@` completes file names from. */
+  readonly cwd: string
+  /** Earlier prompts, oldest first, for Up to recall. */
+  readonly history?: ReadonlyArray<string>
+  /** Called with each prompt sent, to keep it for next time. */
+  readonly remember?: (text: string) => void
+}
+
 /** One line, cut to the width (the footer never wraps). */
 class Line {
   private text = ""
@@ -95,14 +106,16 @@ export class ChatView {
   private footer: Footer = { model: "" }
   private handlers: Handlers = { onSubmit: () => {}, onCancel: () => {}, onExit: () => {} }
 
-  constructor(terminal: Terminal, options: { readonly commands: ReadonlyArray<SlashCommand>; readonly cwd: string }) {
+  constructor(terminal: Terminal, options: ViewOptions) {
     this.tui = new TUI(terminal)
     this.editor = new Editor(this.tui, Style.editor, { paddingX: 1 })
     this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider([...options.commands], options.cwd, null))
+    for (const earlier of options.history ?? []) this.editor.addToHistory(earlier)
     this.editor.onSubmit = (text) => {
       const trimmed = text.trim()
       if (trimmed === "") return
       this.editor.addToHistory(text)
+      options.remember?.(text)
       this.handlers.onSubmit(text)
     }
     this.tui.addChild(this.transcript)

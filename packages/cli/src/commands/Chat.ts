@@ -6,15 +6,18 @@
  */
 import { ProcessTerminal } from "@mariozechner/pi-tui"
 import { Effect, Option } from "effect"
+import { Redaction } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
 import * as ChatPermissions from "../chat/ChatPermissions.js"
 import * as ChatSession from "../chat/ChatSession.js"
+import * as History from "../chat/History.js"
 import { ChatView } from "../chat/ChatView.js"
 import * as SlashCommands from "../chat/SlashCommands.js"
 import * as StderrNotes from "../chat/StderrNotes.js"
 import { UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { VERSION } from "../Version.js"
@@ -44,7 +47,14 @@ export const chat = (settings: Settings, options: ChatOptions) =>
     }
     yield* announce(choice)
     const cwd = process.cwd()
-    const view = new ChatView(new ProcessTerminal(), { commands: SlashCommands.COMMANDS, cwd })
+    const history = History.fileFor(settings.home, cwd)
+    const redactor = Secrets.of(settings).redactor
+    const view = new ChatView(new ProcessTerminal(), {
+      commands: SlashCommands.COMMANDS,
+      cwd,
+      history: History.load(history),
+      remember: (text) => void History.append(history, Redaction.text(redactor, text)),
+    })
     const permissions = ChatPermissions.make(view)
 
     const session = Effect.gen(function*() {
