@@ -50,7 +50,7 @@ const root = Command.make("turnlog", globals, (flags) =>
       (s) =>
         Effect.flatMap(
           load(() => import("./commands/Chat.js")),
-          (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false }),
+          (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
     : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, compact, export, import or demo (see turnlog --help)" }))
@@ -101,6 +101,10 @@ const chatCommand = Command.make("chat", {
   continue: Options.boolean("continue").pipe(
     Options.withAlias("c"),
     Options.withDescription("continue the latest session in this directory"),
+  ),
+  resume: Options.boolean("resume").pipe(
+    Options.withAlias("r"),
+    Options.withDescription("pick a session of this directory to continue"),
   ),
 }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Chat.js")), (m) => m.chat(s, options)))).pipe(

@@ -247,4 +247,28 @@ describe("the interactive session's view", () => {
     await s.quit()
     expect(kept).toEqual(["an earlier question", "/quit"])
   })
+
+  it("/new starts a session, /resume lists this directory's others with title, age, turns and status, and switches back", async () => {
+    const s = await open([[...text("About the first."), stop], [...text("Back again."), stop]])
+    s.terminal.type("first topic")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("About the first."), "the first answer")
+    s.terminal.type("/new")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => /new session \d{8}T/.test(t), "the new session")
+    s.terminal.type("/resume")
+    s.terminal.type(ENTER)
+    const picker = await s.terminal.until((t) => t.includes("Resume which session?"), "the picker")
+    expect(picker).toMatch(/Resume which session\?\n→ first topic +just now · 1 turn · idle\n/)
+    s.terminal.type(ENTER)
+    s.terminal.type("and now")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Back again."), "the answer in the resumed session")
+    // The session the chat opened with.
+    const first = await s.quit()
+    const prompts = (await s.events(first)).flatMap((e) =>
+      e.type === "user/message" ? [(e.data.message.content[0] as { text: string }).text] : []
+    )
+    expect(prompts).toEqual(["first topic", "and now"])
+  })
 })

@@ -13,6 +13,7 @@ import { LlmAdapter } from "@turnlog/llm"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { asCommandError } from "../StoreErrors.js"
+import * as Transcript from "../Transcript.js"
 import * as Attach from "./Attach.js"
 import type { ChatPermissions } from "./ChatPermissions.js"
 import type { ChatView } from "./ChatView.js"
@@ -30,6 +31,9 @@ export interface Options {
   /** The directory new sessions belong to. */
   readonly cwd: string
 }
+
+/** How many of a resumed session's turns are shown. */
+const PAST_TURNS = 10
 
 type Input = { readonly type: "text"; readonly text: string } | { readonly type: "exit" }
 
@@ -60,7 +64,38 @@ export const run = (options: Options) =>
       log: (line) => view.problem(line),
     })
 
+    /** The latest turns of a session already under way, shown as they were streamed. */
+    const showPast = (id: SessionId) =>
+      Effect.map(store.read(id), (loaded) => {
+        const { turns } = Transcript.fromSession(loaded)
+        if (turns.length > PAST_TURNS) view.note(`${turns.length - PAST_TURNS} earlier turns: turnlog show ${id}`)
+        for (const turn of turns.slice(-PAST_TURNS)) {
+          for (const item of turn.items) {
+            switch (item.role) {
+              case "user":
+                view.user(item.text)
+                break
+              case "assistant":
+                if (item.reasoning !== undefined) view.apply({ type: "reasoning-delta", text: item.reasoning })
+                view.apply({ type: "text-delta", text: item.text })
+                break
+              case "tool-call":
+                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, display.display(item).title)
+                break
+              case "tool-result":
+                view.apply({ type: "tool-result", callId: item.callId, name: "", content: item.content, isError: item.isError })
+                break
+              case "compaction":
+                view.note(`older history summarised (${item.tokensBefore} → ${item.tokensAfter} tokens)`)
+                break
+            }
+          }
+          if (turn.end !== undefined) view.apply({ type: "turn-end", reason: turn.end.reason, ...(turn.end.failure === undefined ? {} : { failure: turn.end.failure }) })
+        }
+      })
+
     yield* restoreRules(state.id)
+    yield* showPast(state.id)
     view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
     view.listen({
       onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
@@ -98,6 +133,16 @@ export const run = (options: Options) =>
         permissions.restore(id, [])
         return id
       }),
+      switchSession: (id) =>
+        Effect.gen(function*() {
+          yield* loop.load(id, { model: state.model, tools: options.tools })
+          const old = state.id
+          state.id = id
+          yield* Effect.ignore(loop.release(old))
+          yield* restoreRules(id)
+          yield* showPast(id)
+        }),
+      cwd: options.cwd,
       switchModel: (model) =>
         Effect.map(loop.load(state.id, { model, tools: options.tools }), () => view.setFooter({ contextWindow: windowOf(model) })),
     })

@@ -268,6 +268,27 @@ export class ChatView {
     return { answer, withdraw: close }
   }
 
+  /** A choice among `items` (Enter picks, Esc gives up: `undefined`). */
+  pick(title: string, items: ReadonlyArray<SelectItem>): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const list = new SelectList([...items], 10, Style.selectList, { minPrimaryColumnWidth: 30, maxPrimaryColumnWidth: 60 })
+      const close = (value: string | undefined) => {
+        this.question.clear()
+        this.tui.setFocus(this.editor)
+        this.tui.requestRender()
+        resolve(value)
+      }
+      list.onSelect = (item) => close(item.value)
+      list.onCancel = () => close(undefined)
+      this.streaming = undefined
+      this.question.addChild(new Spacer(1))
+      this.question.addChild(new Text(Style.bold(visible(title)), 1, 0))
+      this.question.addChild(list)
+      this.tui.setFocus(list)
+      this.tui.requestRender()
+    })
+  }
+
   private stream(kind: Streaming["kind"], text: string): void {
     if (this.streaming === undefined || this.streaming.kind !== kind) {
       const started: Streaming = kind === "text"

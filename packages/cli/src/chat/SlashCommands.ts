@@ -8,17 +8,19 @@ import type { SlashCommand } from "@mariozechner/pi-tui"
 import { Effect } from "effect"
 import { AgentLoop } from "@turnlog/agent"
 import type { SessionId } from "@turnlog/protocol"
-import type { SessionStore } from "@turnlog/store"
+import type { SessionStore, StoreError } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import { outcome } from "../commands/Compact.js"
 import { render } from "../commands/Sessions.js"
 import type { ChatView } from "./ChatView.js"
+import * as Resume from "./Resume.js"
 
 /** The commands, as the editor completes them and `/help` lists them. */
 export const COMMANDS: ReadonlyArray<SlashCommand> = [
   { name: "help", description: "what can be typed here" },
   { name: "new", description: "start a new session in this directory" },
   { name: "model", description: "switch the session's model", argumentHint: "<provider/model>" },
+  { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now" },
   { name: "sessions", description: "list the stored sessions" },
   { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
@@ -32,12 +34,14 @@ export const help = (): string =>
   ].join("\n")
 
 export interface Deps {
-  readonly view: Pick<ChatView, "note" | "block" | "setFooter">
+  readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick">
   readonly loop: AgentLoop.Service
   readonly store: SessionStore.Service
   /** The session and model in use; `/new` and `/model` change them. */
   readonly state: { id: SessionId; model: string }
   readonly newSession: Effect.Effect<SessionId, AgentLoop.AgentError>
+  readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
+  readonly cwd: string
   readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
 }
 
@@ -45,7 +49,9 @@ export type Next = "stay" | "quit"
 
 export const make = (deps: Deps) => {
   const { view, state } = deps
-  const run = (line: string): Effect.Effect<Next, AgentLoop.AgentError | CommandFailed | UsageError> => {
+  const run = (
+    line: string,
+  ): Effect.Effect<Next, AgentLoop.AgentError | StoreError.StoreError | CommandFailed | UsageError> => {
     const [name = "", ...rest] = line.slice(1).split(/\s+/)
     const argument = rest.join(" ").trim()
     switch (name) {
@@ -77,6 +83,25 @@ export const make = (deps: Deps) => {
             view.note(`model ${argument} from the next turn on`)
             view.setFooter({ model: argument })
             return "stay"
+          }),
+        )
+      case "resume":
+        return Resume.here(deps.store, deps.cwd).pipe(
+          Effect.flatMap((all) => {
+            const others = all.filter((s) => s.id !== state.id)
+            if (others.length === 0) {
+              view.note("no other session in this directory")
+              return Effect.succeed<Next>("stay")
+            }
+            return Effect.promise(() => view.pick("Resume which session?", Resume.items(others, Date.now()))).pipe(
+              Effect.flatMap((chosen) =>
+                chosen === undefined
+                  ? Effect.succeed<Next>("stay")
+                  : Effect.as(deps.switchSession(chosen as SessionId), "stay" as const).pipe(
+                    Effect.tap(() => view.setFooter({ session: chosen, inputTokens: undefined, outputTokens: undefined })),
+                  )
+              ),
+            )
           }),
         )
       case "compact":

@@ -8,13 +8,16 @@ import { ProcessTerminal } from "@mariozechner/pi-tui"
 import { Effect, Option } from "effect"
 import { Redaction } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
+import type { SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
 import * as ChatPermissions from "../chat/ChatPermissions.js"
 import * as ChatSession from "../chat/ChatSession.js"
 import * as History from "../chat/History.js"
 import { ChatView } from "../chat/ChatView.js"
 import * as SlashCommands from "../chat/SlashCommands.js"
 import * as StderrNotes from "../chat/StderrNotes.js"
-import { UsageError } from "../CliError.js"
+import * as Resume from "../chat/Resume.js"
+import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as Secrets from "../Secrets.js"
@@ -27,6 +30,7 @@ export interface ChatOptions {
   readonly model: Option.Option<string>
   readonly session: Option.Option<string>
   readonly continue: boolean
+  readonly resume: boolean
 }
 
 /** Both ends on a terminal: what `turnlog` with no command needs to open a session. */
@@ -34,8 +38,8 @@ export const onTerminal = (): boolean => process.stdin.isTTY === true && process
 
 export const chat = (settings: Settings, options: ChatOptions) =>
   Effect.gen(function*() {
-    if (Option.isSome(options.session) && options.continue) {
-      return yield* new UsageError({ message: "--session and --continue cannot be used together: choose one" })
+    if ([Option.isSome(options.session), options.continue, options.resume].filter(Boolean).length > 1) {
+      return yield* new UsageError({ message: "--session, --continue and --resume cannot be used together: choose one" })
     }
     if (!onTerminal()) {
       return yield* new UsageError({ message: "turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>" })
@@ -60,9 +64,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
     const session = Effect.gen(function*() {
       const mcp = yield* McpServers.McpServers
       const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd })
-      // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
-      const id = yield* sessionFor(options, choice.route, tools)
-      yield* Effect.acquireRelease(
+      const shown = Effect.acquireRelease(
         Effect.sync(() => {
           view.start()
           return StderrNotes.capture((line) => view.note(line))
@@ -73,6 +75,22 @@ export const chat = (settings: Settings, options: ChatOptions) =>
             view.stop()
           }),
       )
+      let id: SessionId
+      if (options.resume) {
+        yield* shown
+        const store = yield* SessionStore.SessionStore
+        const sessions = yield* Resume.here(store, cwd)
+        if (sessions.length === 0) {
+          return yield* new CommandFailed({ message: `no session to resume in ${cwd}; start one with: turnlog chat` })
+        }
+        const chosen = yield* Effect.promise(() => view.pick("Resume which session?", Resume.items(sessions, Date.now())))
+        if (chosen === undefined) return
+        id = yield* sessionFor({ session: Option.some(chosen), continue: false }, choice.route, tools)
+      } else {
+        // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
+        id = yield* sessionFor(options, choice.route, tools)
+        yield* shown
+      }
       yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
