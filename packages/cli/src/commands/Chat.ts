@@ -59,6 +59,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       history: History.load(history),
       remember: (text) => void History.append(history, Redaction.text(redactor, text)),
     })
+    view.setFooter({ model: choice.route })
     const permissions = ChatPermissions.make(view)
 
     const session = Effect.gen(function*() {
