@@ -6,7 +6,7 @@ import { execFile, execFileSync, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
+import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 
@@ -195,5 +195,16 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     const message = logLines(home, id!).find((e: { type: string }) => e.type === "assistant/message")
     expect(message.data.interrupted).toBe(true)
     expect(message.data.message.content[0].text).toMatch(/^line 0\nline 1\nline 2\nline 3\n/)
+  })
+})
+
+describe("turnlog chat without a terminal", () => {
+  it("is a usage error that points at run, and makes no session", async () => {
+    const home = tempDir("chat-notty")
+    const result = await turnlog(["chat"], { cwd: home, env: { TURNLOG_HOME: home } })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      "turnlog: turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>\n",
+    )
   })
 })

@@ -271,4 +271,24 @@ describe("the interactive session's view", () => {
     )
     expect(prompts).toEqual(["first topic", "and now"])
   })
+
+  it("the editor: a backslash before Enter starts a new line, Esc clears, Ctrl-D at an empty prompt leaves", async () => {
+    const s = await open([[...text("Two lines read."), stop]])
+    s.terminal.type("a draft")
+    await s.terminal.until((t) => t.includes("a draft"), "the draft")
+    s.terminal.type("\x1b")
+    await s.terminal.until((t) => !t.includes("a draft"), "the draft cleared")
+    s.terminal.type("line one\\")
+    s.terminal.type(ENTER)
+    s.terminal.type("line two")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Two lines read."), "the answer")
+    expect(screen).toContain(" › line one\n line two\n Two lines read.")
+    s.terminal.type("\x04")
+    const id = await s.done()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({ content: [{ type: "text", text: "line one\nline two" }] }),
+    }))
+  })
 })
