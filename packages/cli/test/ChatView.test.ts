@@ -291,4 +291,24 @@ describe("the interactive session's view", () => {
       message: expect.objectContaining({ content: [{ type: "text", text: "line one\nline two" }] }),
     }))
   })
+
+  it("Ctrl-C while a permission question is open takes it away and cancels the turn", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "x.txt", content: "x" })),
+      [...text("Next."), stop],
+    ])
+    s.terminal.type("write x")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    s.terminal.type(CTRL_C)
+    const screen = await s.terminal.until((t) => t.includes("the turn was cancelled"), "the cancel")
+    expect(screen).not.toContain("Allow once")
+    expect(screen).toMatch(/ ✗ Write x.txt failed: .+\n the turn was cancelled/)
+    s.terminal.type("next")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Next."), "the next answer")
+    const id = await s.quit()
+    const ends = (await s.events(id)).filter((e) => e.type === "turn/end").map((e) => e.data)
+    expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
+  })
 })
