@@ -113,6 +113,17 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
       expect(answered).toContain(" › say hello\n Hello, world: ok.\n")
       expect(answered).not.toContain("**")
 
+      // While the chat holds the session, another process may not write it, and is told who holds it.
+      const [held] = sessionIds(home)
+      const other = await turnlog(["run", "--session", held!, "me too"], {
+        cwd,
+        env: { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: model },
+      })
+      expect(other.code).toBe(1)
+      expect(other.stderr).toMatch(
+        new RegExp(`^turnlog: session ${held} is open for writing by turnlog chat \\(pid \\d+\\) on host \\S+\n$`, "m"),
+      )
+
       await t.type("go slow")
       await t.key("Enter")
       await t.until("line 3\n")

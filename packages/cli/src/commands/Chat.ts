@@ -33,6 +33,9 @@ export interface ChatOptions {
   readonly resume: boolean
 }
 
+/** How the interactive session names itself in the leases it takes. */
+export const CHAT_PROGRAM = "turnlog chat"
+
 /** Both ends on a terminal: what `turnlog` with no command needs to open a session. */
 export const onTerminal = (): boolean => process.stdin.isTTY === true && process.stdout.isTTY === true
 
@@ -99,6 +102,8 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       Effect.provide(Layers.agentLayer({
         settings,
         choice,
+        // Another process that finds the session held is told the interactive session has it.
+        program: CHAT_PROGRAM,
         permissions: Layers.permissionsLayer(settings, permissions.layer),
       })),
       Effect.provide(McpServers.layer({ clientVersion: VERSION })),
