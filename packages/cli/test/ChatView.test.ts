@@ -311,4 +311,27 @@ describe("the interactive session's view", () => {
     const ends = (await s.events(id)).filter((e) => e.type === "turn/end").map((e) => e.data)
     expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
   })
+
+  it("/model switches the model the next requests record, completes from the models offered; /doctor reports the log", async () => {
+    const s = await open([[...text("From the other."), stop]], {}, {
+      commands: SlashCommands.commands(["scripted/test-model", "scripted/other"]),
+    })
+    s.terminal.type("/model scripted/other")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("model scripted/other from the next turn on"), "the switch")
+    s.terminal.type("hello")
+    s.terminal.type(ENTER)
+    const answered = await s.terminal.until((t) => t.includes("From the other."), "the answer")
+    expect(answered.split("\n").at(-1)).toMatch(/^ scripted\/other · /)
+    s.terminal.type("/doctor")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => /\/doctor\n[\s\S]*session \d{8}T/.test(t), "the doctor's report")
+    s.terminal.type("/model scripted/o")
+    await s.terminal.until((t) => /→ scripted\/other/.test(t), "the completion")
+    s.terminal.type("\x1b")
+    s.terminal.type("\x1b")
+    const id = await s.quit()
+    const requests = (await s.events(id)).filter((e) => e.type === "request/start").map((e) => e.data)
+    expect(requests).toEqual([{ provider: "scripted", model: "other", step: 1, attempt: 1 }])
+  })
 })

@@ -151,6 +151,8 @@ export const run = (options: Options) =>
       const input = yield* Queue.take(inputs)
       if (input.type === "exit") return
       const text = input.text.trim()
+      // A command is shown as typed, like a prompt, so what answers it reads under it.
+      if (text.startsWith("/")) view.user(text)
       const work = text.startsWith("/") ? commands.run(text) : Effect.as(turn(input.text), "stay" as const)
       // A failure is said in the view and the session goes on; the log keeps what was done.
       const next = yield* work.pipe(

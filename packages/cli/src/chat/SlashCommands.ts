@@ -11,20 +11,30 @@ import type { SessionId } from "@turnlog/protocol"
 import type { SessionStore, StoreError } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import { outcome } from "../commands/Compact.js"
+import * as Doctor from "../commands/Doctor.js"
 import { render } from "../commands/Sessions.js"
 import type { ChatView } from "./ChatView.js"
 import * as Resume from "./Resume.js"
 
-/** The commands, as the editor completes them and `/help` lists them. */
-export const COMMANDS: ReadonlyArray<SlashCommand> = [
+/** The commands, as the editor completes them and `/help` lists them; `/model` completes from `models`. */
+export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<SlashCommand> => [
   { name: "help", description: "what can be typed here" },
   { name: "new", description: "start a new session in this directory" },
-  { name: "model", description: "switch the session's model", argumentHint: "<provider/model>" },
+  {
+    name: "model",
+    description: "switch the session's model",
+    argumentHint: "<provider/model>",
+    getArgumentCompletions: (prefix) =>
+      models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+  },
   { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now" },
   { name: "sessions", description: "list the stored sessions" },
+  { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
   { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
 ]
+
+export const COMMANDS = commands()
 
 export const help = (): string =>
   [
@@ -104,6 +114,11 @@ export const make = (deps: Deps) => {
             )
           }),
         )
+      case "doctor":
+        return Effect.map(deps.store.read(state.id), (loaded) => {
+          view.block(Doctor.render(Doctor.diagnose(loaded)))
+          return "stay" as const
+        })
       case "compact":
         return deps.loop.compact(state.id).pipe(
           Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),

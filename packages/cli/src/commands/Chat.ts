@@ -20,6 +20,7 @@ import * as Resume from "../chat/Resume.js"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import { modelsOffered } from "../ModelsOffered.js"
 import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
@@ -56,8 +57,9 @@ export const chat = (settings: Settings, options: ChatOptions) =>
     const cwd = process.cwd()
     const history = History.fileFor(settings.home, cwd)
     const redactor = Secrets.of(settings).redactor
+    const models = yield* modelsOffered(settings, choice)
     const view = new ChatView(new ProcessTerminal(), {
-      commands: SlashCommands.COMMANDS,
+      commands: SlashCommands.commands(models),
       cwd,
       history: History.load(history),
       remember: (text) => void History.append(history, Redaction.text(redactor, text)),
