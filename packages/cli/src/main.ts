@@ -48,9 +48,14 @@ process.on("SIGHUP", onSighup)
 // not worth a turn: once its reader is gone they are dropped.
 let readerGone = false
 const EXIT_BROKEN_PIPE = 141
+// A closed terminal answers writes with EIO: nobody is there to read them. The
+// SIGHUP that says so may not have arrived yet (the interactive session draws
+// continuously): the write's failure is then taken as that hang-up.
+const onHangUpWrite = () => {
+  if (stoppedBy === undefined) process.kill(process.pid, "SIGHUP")
+}
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  // A closed terminal answers writes with EIO: nobody is there to read them.
-  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
+  if (error.code === "EIO") return onHangUpWrite()
   if (error.code !== "EPIPE") throw error
   if (readerGone) return
   readerGone = true
@@ -58,7 +63,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (stoppedBy === undefined) process.kill(process.pid, "SIGINT")
 })
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
-  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
+  if (error.code === "EIO") return onHangUpWrite()
   if (error.code !== "EPIPE") throw error
 })
 

@@ -12,6 +12,7 @@ import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as ChatPermissions from "../chat/ChatPermissions.js"
 import * as ChatSession from "../chat/ChatSession.js"
+import * as HangUp from "../chat/HangUp.js"
 import * as History from "../chat/History.js"
 import { ChatView } from "../chat/ChatView.js"
 import * as SlashCommands from "../chat/SlashCommands.js"
@@ -72,14 +73,16 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd })
       const shown = Effect.acquireRelease(
         Effect.sync(() => {
+          const unwatch = HangUp.watch()
           view.start()
-          return StderrNotes.capture((line) => view.note(line))
-        }),
-        (restore) =>
-          Effect.sync(() => {
+          const restore = StderrNotes.capture((line) => view.note(line))
+          return () => {
             restore()
             view.stop()
-          }),
+            unwatch()
+          }
+        }),
+        (stop) => Effect.sync(stop),
       )
       let id: SessionId
       if (options.resume) {
