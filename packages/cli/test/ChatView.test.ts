@@ -334,4 +334,29 @@ describe("the interactive session's view", () => {
     const requests = (await s.events(id)).filter((e) => e.type === "request/start").map((e) => e.data)
     expect(requests).toEqual([{ provider: "scripted", model: "other", step: 1, attempt: 1 }])
   })
+
+  it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
+    const s = await open([[
+      { type: "block-start", index: 0, blockType: "reasoning" },
+      { type: "reasoning-delta", index: 0, text: "First thought.\nSecond thought.\nThird." },
+      { type: "block-end", index: 0, block: { type: "reasoning", text: "First thought.\nSecond thought.\nThird." } },
+      { type: "block-start", index: 1, blockType: "text" },
+      { type: "text-delta", index: 1, text: "The answer." },
+      { type: "block-end", index: 1, block: { type: "text", text: "The answer." } },
+      stop,
+    ]])
+    s.terminal.type("think")
+    s.terminal.type(ENTER)
+    const full = await s.terminal.until((t) => t.includes("The answer."), "the answer")
+    expect(full).toContain(" › think\n First thought.\n Second thought.\n Third.\n The answer.")
+    // Dimmed (SGR 2) and italic: the cell's attributes, as the terminal holds them.
+    const cell = s.terminal.xterm.buffer.active.getLine(full.split("\n").indexOf(" First thought."))!.getCell(1)!
+    expect([cell.getChars(), cell.isDim() !== 0, cell.isItalic() !== 0, cell.isBold() !== 0]).toEqual(["F", true, true, false])
+    s.terminal.type("\x0f") // Ctrl-O
+    const folded = await s.terminal.until((t) => t.includes("more lines"), "the folded reasoning")
+    expect(folded).toContain(" › think\n First thought. … (2 more lines, Ctrl-O unfolds)\n The answer.")
+    s.terminal.type("\x0f")
+    await s.terminal.until((t) => t.includes(" Second thought."), "the unfolded reasoning")
+    await s.quit()
+  })
 })

@@ -102,6 +102,9 @@ export class ChatView {
   private streaming: Streaming | undefined
   private readonly tools = new Map<string, { readonly line: Text; readonly title: string }>()
   private busy = false
+  /** Every piece of reasoning shown, so Ctrl-O can fold and unfold them all. */
+  private readonly reasonings: Array<{ readonly view: Text; readonly text: () => string }> = []
+  private reasoningFolded = false
   private exitArmed = false
   private footer: Footer = { model: "" }
   private handlers: Handlers = { onSubmit: () => {}, onCancel: () => {}, onExit: () => {} }
@@ -296,12 +299,22 @@ export class ChatView {
         : { kind, view: new Text("", 1, 0), text: "" }
       this.add(started.view)
       this.streaming = started
+      if (started.kind === "reasoning") this.reasonings.push({ view: started.view, text: () => started.text })
     }
     this.streaming.text += text
-    const shown = visible(this.streaming.text)
-    if (this.streaming.kind === "text") this.streaming.view.setText(shown)
-    else this.streaming.view.setText(Style.dim(Style.italic(shown.trim())))
+    if (this.streaming.kind === "text") this.streaming.view.setText(visible(this.streaming.text))
+    else this.showReasoning(this.streaming.view, this.streaming.text)
     this.tui.requestRender()
+  }
+
+  /** Reasoning, dimmed; folded to its first line while Ctrl-O has them folded. */
+  private showReasoning(view: Text, text: string): void {
+    const lines = visible(text).trim().split("\n")
+    view.setText(
+      this.reasoningFolded && lines.length > 1
+        ? Style.dim(Style.italic(`${lines[0]} … (${lines.length - 1} more lines, Ctrl-O unfolds)`))
+        : Style.dim(Style.italic(lines.join("\n"))),
+    )
   }
 
   /** A new entry; whatever streams after it starts a new piece of the answer. */
@@ -348,6 +361,12 @@ export class ChatView {
     if (this.exitArmed) {
       this.exitArmed = false
       this.renderFooter()
+    }
+    if (matchesKey(data, "ctrl+o")) {
+      this.reasoningFolded = !this.reasoningFolded
+      for (const r of this.reasonings) this.showReasoning(r.view, r.text())
+      this.tui.requestRender()
+      return { consume: true }
     }
     if (matchesKey(data, "ctrl+d") && !this.busy && this.editor.getText() === "") {
       this.handlers.onExit()
