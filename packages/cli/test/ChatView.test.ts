@@ -359,4 +359,18 @@ describe("the interactive session's view", () => {
     await s.terminal.until((t) => t.includes(" Second thought."), "the unfolded reasoning")
     await s.quit()
   })
+
+  it("a large paste stays one marker in the editor and is sent whole", async () => {
+    const s = await open([[...text("Got it."), stop]])
+    const pasted = Array.from({ length: 20 }, (_, i) => `row ${i}`).join("\n")
+    s.terminal.type(`\x1b[200~${pasted}\x1b[201~`)
+    await s.terminal.until((t) => /\[paste #1 \+20 lines\]/.test(t), "the paste marker")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Got it."), "the answer")
+    const id = await s.quit()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({ content: [{ type: "text", text: pasted }] }),
+    }))
+  })
 })
