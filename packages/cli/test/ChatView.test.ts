@@ -42,7 +42,7 @@ afterEach(() => {
 /** A session in a fresh directory, driven from a headless terminal until `/quit`. */
 const open = async (
   script: Scripted.Script,
-  options: Scripted.Options = {},
+  options: Scripted.Options & { readonly retryDelayMs?: number } = {},
   viewOptions: Partial<ViewOptions> & { readonly files?: Record<string, string> } = {},
 ) => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
@@ -51,7 +51,10 @@ const open = async (
   const terminal = new HeadlessTerminal(80, 30)
   const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd, ...viewOptions })
   const permissions = ChatPermissions.make(view)
-  const layer = AgentLoop.layer({ model: MODEL }).pipe(
+  const layer = AgentLoop.layer({
+    model: MODEL,
+    ...(options.retryDelayMs === undefined ? {} : { retry: { baseDelayMs: options.retryDelayMs } }),
+  }).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Scripted.layerScripted(script, options),
       Memory.layerMemory,
@@ -372,5 +375,17 @@ describe("the interactive session's view", () => {
     expect(user.data).toEqual(expect.objectContaining({
       message: expect.objectContaining({ content: [{ type: "text", text: pasted }] }),
     }))
+  })
+
+  it("a retry is a status line while it waits, then the answer streams", async () => {
+    const s = await open([
+      [{ type: "finish", reason: { kind: "error", failure: { code: "SERVER", message: "the provider is overloaded", status: 529 } } }],
+      [...text("After the retry."), stop],
+    ], { retryDelayMs: 1 })
+    s.terminal.type("hi")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("After the retry."), "the answer")
+    expect(screen).toMatch(/ › hi\n the provider is overloaded \(SERVER\); retry 2 in [\d.]+ s\n After the retry\./)
+    await s.quit()
   })
 })
