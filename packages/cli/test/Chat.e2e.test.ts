@@ -60,6 +60,7 @@ const terminal = async (cwd: string, env: Record<string, string>, args: Readonly
   const screen = () =>
     tmux(socket, "capture-pane", "-p", "-J", "-S", "-200").then((text) => text.split("\n").map((l) => l.trimEnd()).join("\n"))
   return {
+    socket,
     screen,
     /** Resolves with the screen once it shows `what` (looked at every 100 ms). */
     until: async (what: string | RegExp, timeoutMs = 20_000): Promise<string> => {
@@ -206,6 +207,33 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     const message = logLines(home, id!).find((e: { type: string }) => e.type === "assistant/message")
     expect(message.data.interrupted).toBe(true)
     expect(message.data.message.content[0].text).toMatch(/^line 0\nline 1\nline 2\nline 3\n/)
+  })
+
+  it("SIGTERM mid-answer closes the turn as cancelled and ends the process with 143", async () => {
+    const dir = tempDir("chat-term")
+    const home = join(dir, "home")
+    const cwd = join(dir, "work")
+    execFileSync("mkdir", ["-p", home, cwd])
+    const slow = join(dir, "slow.jsonl")
+    writeFileSync(slow, call(SLOW, 50) + "\n")
+    const t = await terminal(cwd, { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: slow })
+    try {
+      await t.until("/help for commands")
+      await t.type("go slow")
+      await t.key("Enter")
+      await t.until("line 3\n")
+      const pid = execFileSync("tmux", ["-L", t.socket, "list-panes", "-F", "#{pane_pid}"]).toString().trim()
+      // The pane runs the launcher's shell; turnlog is its child.
+      const child = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n")[0]!
+      process.kill(Number(child), "SIGTERM")
+      await t.until("[exit 143]")
+    } finally {
+      await t.close()
+    }
+    const [id] = sessionIds(home)
+    const events = logLines(home, id!)
+    expect(events.at(-1)).toEqual(expect.objectContaining({ type: "turn/end", data: { reason: "cancelled" } }))
+    expect(events.find((e: { type: string }) => e.type === "assistant/message").data.interrupted).toBe(true)
   })
 })
 
