@@ -168,14 +168,10 @@ export interface AgentOptions<R> {
   readonly program?: string
 }
 
-/** The agent loop over the real store, model and tools; the store, the tools (for display) and the model are exposed too. */
+/** The agent loop over the real store, model and tools; the store and the tools (for display) are exposed too. */
 export const agentLayer = <R = never>(
   options: AgentOptions<R>,
-): Layer.Layer<
-  AgentLoop.AgentLoop | SessionStore.SessionStore | Tools.Tools | LlmAdapter.LlmAdapter,
-  UsageError | CommandFailed,
-  R
-> => {
+): Layer.Layer<AgentLoop.AgentLoop | SessionStore.SessionStore | Tools.Tools, UsageError | CommandFailed, R> => {
   const maxTokens = options.maxTokens ?? options.settings.config.maxTokens
   const idleSeconds = options.settings.config.streamIdleTimeoutSeconds
   const loop = AgentLoop.layer({
@@ -187,14 +183,13 @@ export const agentLayer = <R = never>(
       : { compaction: options.settings.config.compaction as AgentLoop.CompactionSetting }),
   }).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
   return loop.pipe(
-    Layer.provide(options.permissions),
-    // Exposed too: what the model is (its context window) is shown in the interactive session's footer.
-    Layer.provideMerge(
+    Layer.provide(Layer.mergeAll(
       // What goes to the provider and what it streams back are redacted (see `Secrets`).
       Redacting.layer(Secrets.of(options.settings).redactor).pipe(
         Layer.provide(modelLayer(options.settings, options.choice)),
       ),
-    ),
+      options.permissions,
+    )),
     Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
     Layer.provideMerge(storeLayer(options.settings, options.program)),
     Layer.provide(ReplayDiagnostics.layerStderr),

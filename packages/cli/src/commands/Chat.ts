@@ -5,8 +5,8 @@
  * shown as they stream (see `chat/ChatView`). Leaving ends with exit 0.
  */
 import { ProcessTerminal } from "@mariozechner/pi-tui"
-import { Effect, Option } from "effect"
-import { Redaction } from "@turnlog/llm"
+import { Effect, Layer, Option } from "effect"
+import { Redaction, ReplayDiagnostics } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -21,11 +21,11 @@ import * as Resume from "../chat/Resume.js"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
-import { modelsOffered } from "../ModelsOffered.js"
 import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { VERSION } from "../Version.js"
+import { modelsOffered } from "./Acp.js"
 import { announce, noProvider, sessionFor } from "./Run.js"
 
 export interface ChatOptions {
@@ -112,5 +112,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         permissions: Layers.permissionsLayer(settings, permissions.layer),
       })),
       Effect.provide(McpServers.layer({ clientVersion: VERSION })),
+      // The model's facts (its context window) for the footer; the loop has its own adapter.
+      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(ReplayDiagnostics.layerStderr))),
     )
   })
