@@ -3,7 +3,7 @@
 // back, and leaves with /quit. The log then holds a completed and a cancelled
 // turn written as `turnlog run` writes them.
 import { execFile, execFileSync, spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
@@ -224,7 +224,7 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
       await t.until("line 3\n")
       const pid = execFileSync("tmux", ["-L", t.socket, "list-panes", "-F", "#{pane_pid}"]).toString().trim()
       // The pane runs the launcher's shell; turnlog is its child.
-      const child = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n")[0]!
+      const child = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ")[0]!
       process.kill(Number(child), "SIGTERM")
       await t.until("[exit 143]")
     } finally {
