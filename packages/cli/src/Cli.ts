@@ -28,21 +28,34 @@ const globals = {
   ),
 }
 
-const root = Command.make("turnlog", globals, () =>
-  new UsageError({ message: "choose a command: run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
-
 // From here on no credential value reaches stdout or stderr (see `Secrets`), and
 // none is left in this process's environment block for a command to read
 // through /proc (see `EnvironmentBlock`).
-const settings = Effect.flatMap(root, (flags) => resolveSettings(flags)).pipe(
-  Effect.tap((s) =>
-    Effect.sync(() => {
-      const secrets = Secrets.of(s)
-      Secrets.guardOutput(secrets.redactor)
-      EnvironmentBlock.scrub(secrets.names)
-    })
-  ),
-)
+const settingsOf = (flags: Parameters<typeof resolveSettings>[0]) =>
+  resolveSettings(flags).pipe(
+    Effect.tap((s) =>
+      Effect.sync(() => {
+        const secrets = Secrets.of(s)
+        Secrets.guardOutput(secrets.redactor)
+        EnvironmentBlock.scrub(secrets.names)
+      })
+    ),
+  )
+
+// With no command, a terminal on both ends opens the interactive session; anything else is told to choose.
+const root = Command.make("turnlog", globals, (flags) =>
+  process.stdin.isTTY === true && process.stdout.isTTY === true
+    ? Effect.flatMap(
+      settingsOf(flags),
+      (s) =>
+        Effect.flatMap(
+          load(() => import("./commands/Chat.js")),
+          (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
+        ),
+    )
+    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
+
+const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
 // Each command's module loads when it runs: a command pays only for what it uses
 // (the ACP SDK, the agent loop, pi-ai), which is most of a short command's start-up.
@@ -76,6 +89,30 @@ const runCommand = Command.make("run", {
 }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Run.js")), (m) => m.run(s, options)))).pipe(
   Command.withDescription("run one turn: the answer on stdout, the session id and tool activity on stderr"),
+)
+
+const chatCommand = Command.make("chat", {
+  model: Options.text("model").pipe(
+    Options.withPseudoName("provider/model"),
+    Options.withDescription("the model, e.g. anthropic/claude-sonnet-4-5"),
+    Options.optional,
+  ),
+  session: Options.text("session").pipe(
+    Options.withPseudoName("id"),
+    Options.withDescription("continue this session"),
+    Options.optional,
+  ),
+  continue: Options.boolean("continue").pipe(
+    Options.withAlias("c"),
+    Options.withDescription("continue the latest session in this directory"),
+  ),
+  resume: Options.boolean("resume").pipe(
+    Options.withAlias("r"),
+    Options.withDescription("pick a session of this directory to continue"),
+  ),
+}, (options) =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Chat.js")), (m) => m.chat(s, options)))).pipe(
+  Command.withDescription("the interactive session: a conversation in the terminal (also: turnlog alone on a terminal)"),
 )
 
 const acpCommand = Command.make("acp", {}, () =>
@@ -175,6 +212,7 @@ const demoCommand = Command.make("demo", {}, () =>
 
 export const command = root.pipe(
   Command.withSubcommands([
+    chatCommand,
     runCommand,
     acpCommand,
     sessionsCommand,

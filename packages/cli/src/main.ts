@@ -51,9 +51,14 @@ const EXIT_BROKEN_PIPE = 141
 // Any other failure to write stdout (a full disk, `> /dev/full`) stops the
 // command the same way, said in one sentence, and exits as a failure.
 let stdoutFailed = false
+// A closed terminal answers writes with EIO: nobody is there to read them. The
+// SIGHUP that says so may not have arrived yet (the interactive session draws
+// continuously): the write's failure is then taken as that hang-up.
+const onHangUpWrite = () => {
+  if (stoppedBy === undefined) process.kill(process.pid, "SIGHUP")
+}
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  // A closed terminal answers writes with EIO: nobody is there to read them.
-  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
+  if (error.code === "EIO") return onHangUpWrite()
   if (readerGone || stdoutFailed) return
   if (error.code === "EPIPE") readerGone = true
   else {
@@ -66,7 +71,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (stoppedBy === undefined) process.kill(process.pid, "SIGINT")
 })
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
-  if (stoppedBy === "SIGHUP" && error.code === "EIO") return
+  if (error.code === "EIO") return onHangUpWrite()
   if (error.code !== "EPIPE") throw error
 })
 

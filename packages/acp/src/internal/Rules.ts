@@ -2,7 +2,8 @@
  * The standing answers given during a turn, written to the session's log so a
  * reload keeps them. The loop has no way to log an event between turns, so
  * they are appended after its last event and the loop then reloads the
- * session to write on from there.
+ * session to write on from there. The interactive session of the command
+ * line saves its standing answers the same way.
  */
 import { Effect } from "effect"
 import type { AgentLoop } from "@turnlog/agent"
@@ -11,7 +12,7 @@ import type { SessionStore } from "@turnlog/store"
 import type { Service as Bridge } from "../PermissionBridge.js"
 
 export interface Deps {
-  readonly bridge: Bridge
+  readonly bridge: Pick<Bridge, "takeNewRules">
   readonly store: SessionStore.Service
   readonly loop: AgentLoop.Service
   /** The session's model when it is not the default. */

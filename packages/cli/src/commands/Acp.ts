@@ -69,7 +69,7 @@ const onMemorySignal = Effect.acquireRelease(
  * every model of the config's providers, and the built-in providers whose key
  * is set.
  */
-const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
+export const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
   Effect.gen(function*() {
     const routes = [choice.route]
     if (settings.config.providers !== undefined) {

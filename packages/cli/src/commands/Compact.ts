@@ -21,6 +21,12 @@ export interface CompactOptions {
   readonly continue: boolean
 }
 
+/** What a compaction did, in one line (the interactive session's `/compact` says the same). */
+export const outcome = (id: SessionId, done: AgentLoop.Compacted): string =>
+  done._tag === "nothing-to-cut"
+    ? `session ${id}: nothing to compact; its next request is about ${done.tokens} tokens, all recent history`
+    : `session ${id}: compacted; its next request is about ${done.tokensBefore} tokens before, about ${done.tokensAfter} tokens after`
+
 const latestHere = Effect.gen(function*() {
   const store = yield* SessionStore.SessionStore
   const cwd = process.cwd()
@@ -53,10 +59,8 @@ export const compact = (settings: Settings, options: CompactOptions) =>
       const done = yield* loop.compact(id).pipe(
         Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
       )
-      if (done._tag === "nothing-to-cut") {
-        return yield* out(`session ${id}: nothing to compact; its next request is about ${done.tokens} tokens, all recent history\n`)
-      }
-      yield* out(`session ${id}: compacted; its next request is about ${done.tokensBefore} tokens before, about ${done.tokensAfter} tokens after\n`)
+      yield* out(`${outcome(id, done)}\n`)
+      if (done._tag === "nothing-to-cut") return
       yield* note(`the older events stay in the log (turnlog show ${id} marks them)`)
     }).pipe(Effect.mapError(asCommandError))
     return yield* work.pipe(

@@ -222,4 +222,5 @@ export const demo = (settings: Settings) =>
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
     yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)
+    yield* line("talk to a model in the terminal: turnlog chat (with a provider key set; see \"In the terminal\" in the README)")
   })

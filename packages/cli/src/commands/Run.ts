@@ -57,11 +57,15 @@ export const noProvider = (settings: Settings): string => {
 }
 
 /**
- * Picks the session: the one named, the latest in this directory, or a new
- * one. A session continued keeps its model (the route its last request used)
- * unless `--model` names another: then the switch is said.
+ * Picks the session (`run` and `chat`): the one named, the latest in this
+ * directory, or a new one. A session continued keeps its model (the route its
+ * last request used) unless `--model` names another: then the switch is said.
  */
-const sessionFor = (options: RunOptions, choice: ModelChoice.Choice, tools: ReadonlyArray<Tools.Tool>) =>
+export const sessionFor = (
+  options: Pick<RunOptions, "session" | "continue" | "model">,
+  choice: ModelChoice.Choice,
+  tools: ReadonlyArray<Tools.Tool>,
+) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore

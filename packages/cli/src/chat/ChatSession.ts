@@ -1,0 +1,168 @@
+/**
+ * The interactive session's driver: what the user types goes to the agent
+ * loop — a prompt as a turn, exactly as `run` sends it, or a slash command —
+ * and what the loop streams goes to the view. Ctrl-C during a turn cancels it
+ * through the loop (it ends `cancelled`, as in `run`) and the prompt comes
+ * back. Nothing of the session is kept here: the log holds it.
+ */
+import { Effect, Either, Option, Queue, Runtime, Stream } from "effect"
+import { AgentLoop, Tools } from "@turnlog/agent"
+import * as Rules from "@turnlog/acp/Rules"
+import * as Updates from "@turnlog/acp/Updates"
+import { LlmAdapter } from "@turnlog/llm"
+import type { SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
+import { asCommandError } from "../StoreErrors.js"
+import * as Transcript from "../Transcript.js"
+import * as Attach from "./Attach.js"
+import type { ChatPermissions } from "./ChatPermissions.js"
+import type { ChatView } from "./ChatView.js"
+import * as SlashCommands from "./SlashCommands.js"
+
+export interface Options {
+  readonly view: ChatView
+  readonly permissions: ChatPermissions
+  /** The session to talk in (opened by the caller, as `run` opens it). */
+  readonly session: SessionId
+  /** The model route the session runs with. */
+  readonly model: string
+  /** Tools beyond the built-ins (the config's MCP servers). */
+  readonly tools: ReadonlyArray<Tools.Tool>
+  /** The directory new sessions belong to. */
+  readonly cwd: string
+}
+
+/** How many of a resumed session's turns are shown. */
+const PAST_TURNS = 10
+
+type Input = { readonly type: "text"; readonly text: string } | { readonly type: "exit" }
+
+/** Runs until the user leaves; the view is the caller's to start and stop. */
+export const run = (options: Options) =>
+  Effect.gen(function*() {
+    const loop = yield* AgentLoop.AgentLoop
+    const store = yield* SessionStore.SessionStore
+    const display = yield* Tools.Tools
+    const runtime = yield* Effect.runtime<never>()
+    const inputs = yield* Queue.unbounded<Input>()
+    const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
+    const { view, permissions } = options
+    const state = { id: options.session, model: options.model }
+    /** The route's context window, when the adapter knows the model. */
+    const windowOf = (route: string): number | undefined => {
+      const slash = route.indexOf("/")
+      return Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1))?.contextWindow
+    }
+
+    const restoreRules = (id: SessionId) =>
+      Effect.map(store.read(id), (loaded) => permissions.restore(id, Updates.rulesOf(loaded.events)))
+    const saveRules = Rules.saver({
+      bridge: permissions,
+      store,
+      loop,
+      modelOf: () => state.model,
+      log: (line) => view.problem(line),
+    })
+
+    /** The latest turns of a session already under way, shown as they were streamed. */
+    const showPast = (id: SessionId) =>
+      Effect.map(store.read(id), (loaded) => {
+        const { turns } = Transcript.fromSession(loaded)
+        if (turns.length > PAST_TURNS) view.note(`${turns.length - PAST_TURNS} earlier turns: turnlog show ${id}`)
+        for (const turn of turns.slice(-PAST_TURNS)) {
+          for (const item of turn.items) {
+            switch (item.role) {
+              case "user":
+                view.user(item.text)
+                break
+              case "assistant":
+                if (item.reasoning !== undefined) view.apply({ type: "reasoning-delta", text: item.reasoning })
+                view.apply({ type: "text-delta", text: item.text })
+                break
+              case "tool-call":
+                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, display.display(item).title)
+                break
+              case "tool-result":
+                view.apply({ type: "tool-result", callId: item.callId, name: "", content: item.content, isError: item.isError })
+                break
+              case "compaction":
+                view.note(`older history summarised (${item.tokensBefore} → ${item.tokensAfter} tokens)`)
+                break
+            }
+          }
+          if (turn.end !== undefined) view.apply({ type: "turn-end", reason: turn.end.reason, ...(turn.end.failure === undefined ? {} : { failure: turn.end.failure }) })
+        }
+      })
+
+    yield* restoreRules(state.id)
+    yield* showPast(state.id)
+    view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
+    view.listen({
+      onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
+      onCancel: () => void Runtime.runFork(runtime)(loop.cancel(state.id)),
+      onExit: () => Queue.unsafeOffer(inputs, { type: "exit" }),
+    })
+
+    const turn = (text: string) =>
+      Effect.gen(function*() {
+        view.user(text)
+        const content = Attach.content(text, options.cwd)
+        if (Either.isLeft(content)) return view.problem(`not sent: ${content.left}`)
+        for (const file of Attach.mentioned(text, options.cwd)) view.note(`attached ${file}`)
+        view.setBusy(true)
+        yield* loop.prompt(state.id, content.right).pipe(
+          Stream.runForEach((update) =>
+            Effect.sync(() => view.apply(update, update.type === "tool-call" ? display.display(update).title : undefined))
+          ),
+          Effect.ensuring(Effect.sync(() => view.setBusy(false))),
+        )
+        yield* saveRules(state.id)
+      })
+
+    const commands = SlashCommands.make({
+      view,
+      loop,
+      store,
+      state,
+      newSession: Effect.gen(function*() {
+        const id = yield* loop.createSession({ cwd: options.cwd, model: state.model, tools: options.tools })
+        const old = state.id
+        state.id = id
+        // The old session's lease goes now: another process may continue it.
+        yield* Effect.ignore(loop.release(old))
+        permissions.restore(id, [])
+        return id
+      }),
+      switchSession: (id) =>
+        Effect.gen(function*() {
+          yield* loop.load(id, { model: state.model, tools: options.tools })
+          const old = state.id
+          state.id = id
+          yield* Effect.ignore(loop.release(old))
+          yield* restoreRules(id)
+          yield* showPast(id)
+        }),
+      cwd: options.cwd,
+      switchModel: (model) =>
+        Effect.map(loop.load(state.id, { model, tools: options.tools }), () => view.setFooter({ contextWindow: windowOf(model) })),
+    })
+
+    while (true) {
+      const input = yield* Queue.take(inputs)
+      if (input.type === "exit") return
+      const text = input.text.trim()
+      // A command is shown as typed, like a prompt, so what answers it reads under it.
+      if (text.startsWith("/")) view.user(text)
+      const work = text.startsWith("/") ? commands.run(text) : Effect.as(turn(input.text), "stay" as const)
+      // A failure is said in the view and the session goes on; the log keeps what was done.
+      const next = yield* work.pipe(
+        Effect.catchAll((error) =>
+          Effect.sync(() => {
+            view.problem(asCommandError(error).message)
+            return "stay" as const
+          })
+        ),
+      )
+      if (next === "quit") return
+    }
+  })

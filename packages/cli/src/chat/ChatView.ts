@@ -1,0 +1,382 @@
+/**
+ * What the interactive session shows: the conversation (the user's prompts,
+ * answers rendered as markdown, reasoning dimmed, tool calls as status
+ * lines), a permission question when a tool needs one, the editor, and a
+ * footer. It only presents: the session driver feeds it the loop's updates
+ * and hears the user through `Handlers`. Every text from a model, a tool or
+ * the user goes through `visible` first, so a control sequence in it is
+ * shown, not obeyed. The terminal is injected: the process's own, or a
+ * headless one in tests.
+ */
+import {
+  Container,
+  Editor,
+  Markdown,
+  matchesKey,
+  type SelectItem,
+  SelectList,
+  type SlashCommand,
+  Spacer,
+  type Terminal,
+  Text,
+  truncateToWidth,
+  TUI,
+} from "@mariozechner/pi-tui"
+import type { AgentLoop } from "@turnlog/agent"
+import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
+import { visible } from "../Visible.js"
+import * as Style from "./Style.js"
+
+export interface Handlers {
+  /** A prompt or a slash command, as typed (Enter). */
+  readonly onSubmit: (text: string) => void
+  /** Ctrl-C while a turn runs. */
+  readonly onCancel: () => void
+  /** Ctrl-D at an empty prompt, or Ctrl-C twice there. */
+  readonly onExit: () => void
+}
+
+/** The answers to a permission question, as the permission service's standing rules know them. */
+export type Answer = "allow-once" | "allow-always" | "reject"
+
+export interface Question {
+  /** One line: what the tool will do, e.g. `Write notes.md`. */
+  readonly title: string
+  readonly tool: string
+  /** What will be written or run, a few lines. */
+  readonly detail: ReadonlyArray<string>
+}
+
+export interface Footer {
+  readonly model: string
+  readonly session?: string
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+  /** The model's context window, when the adapter knows it. */
+  readonly contextWindow?: number | undefined
+}
+
+type Streaming =
+  | { readonly kind: "text"; readonly view: Markdown; text: string }
+  | { readonly kind: "reasoning"; readonly view: Text; text: string }
+
+/** The first line of `text` and how many lines it has. */
+const summary = (text: string): string => {
+  const lines = text.replace(/\n+$/, "").split("\n")
+  const first = lines[0] ?? ""
+  const shown = first.length > 100 ? `${first.slice(0, 100)}…` : first
+  return lines.length > 1 ? `${shown} (${lines.length} lines)` : shown
+}
+
+const count = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n))
+
+export interface ViewOptions {
+  /** What the editor completes after `/`. */
+  readonly commands: ReadonlyArray<SlashCommand>
+  /** Where `@` completes file names from. */
+  readonly cwd: string
+  /** Earlier prompts, oldest first, for Up to recall. */
+  readonly history?: ReadonlyArray<string>
+  /** Called with each prompt sent, to keep it for next time. */
+  readonly remember?: (text: string) => void
+}
+
+/** One line, cut to the width (the footer never wraps). */
+class Line {
+  private text = ""
+  setText(text: string): void {
+    this.text = text
+  }
+  invalidate(): void {}
+  render(width: number): Array<string> {
+    return [truncateToWidth(` ${this.text}`, width)]
+  }
+}
+
+export class ChatView {
+  readonly tui: TUI
+  private readonly transcript = new Container()
+  private readonly question = new Container()
+  private readonly editor: Editor
+  private readonly footerText = new Line()
+  private streaming: Streaming | undefined
+  private readonly tools = new Map<string, { readonly line: Text; readonly title: string }>()
+  private busy = false
+  /** Every piece of reasoning shown, so Ctrl-O can fold and unfold them all. */
+  private readonly reasonings: Array<{ readonly view: Text; readonly text: () => string }> = []
+  private reasoningFolded = false
+  private exitArmed = false
+  private footer: Footer = { model: "" }
+  private handlers: Handlers = { onSubmit: () => {}, onCancel: () => {}, onExit: () => {} }
+
+  constructor(terminal: Terminal, options: ViewOptions) {
+    this.tui = new TUI(terminal)
+    this.editor = new Editor(this.tui, Style.editor, { paddingX: 1 })
+    this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider([...options.commands], options.cwd, null))
+    for (const earlier of options.history ?? []) this.editor.addToHistory(earlier)
+    this.editor.onSubmit = (text) => {
+      const trimmed = text.trim()
+      if (trimmed === "") return
+      this.editor.addToHistory(text)
+      options.remember?.(text)
+      this.handlers.onSubmit(text)
+    }
+    this.tui.addChild(this.transcript)
+    this.tui.addChild(this.question)
+    this.tui.addChild(this.editor)
+    this.tui.addChild(this.footerText)
+    this.tui.setFocus(this.editor)
+    this.tui.addInputListener((data) => this.onKey(data))
+  }
+
+  listen(handlers: Handlers): void {
+    this.handlers = handlers
+  }
+
+  start(): void {
+    this.renderFooter()
+    this.tui.start()
+  }
+
+  stop(): void {
+    this.tui.stop()
+  }
+
+  /** While a turn runs Enter does not send (the text typed stays), and Ctrl-C cancels the turn. */
+  setBusy(busy: boolean): void {
+    this.busy = busy
+    this.editor.disableSubmit = busy
+    this.renderFooter()
+  }
+
+  setFooter(footer: Partial<Footer>): void {
+    this.footer = { ...this.footer, ...footer }
+    this.renderFooter()
+  }
+
+  /** The user's prompt, as sent. */
+  user(text: string): void {
+    this.transcript.addChild(new Spacer(1))
+    this.add(new Text(Style.bold(`› ${visible(text.trimEnd())}`), 1, 0))
+  }
+
+  /** A line about the session (not from the model), dimmed. */
+  note(text: string): void {
+    this.add(new Text(Style.gray(visible(text)), 1, 0))
+  }
+
+  /** A problem the user should read. */
+  problem(text: string): void {
+    this.add(new Text(Style.red(visible(text)), 1, 0))
+  }
+
+  /** Preformatted text (a table), shown as it is. */
+  block(text: string): void {
+    this.add(new Text(visible(text.replace(/\n+$/, "")), 1, 0))
+  }
+
+  /** One update of the loop; `title` is the tool call's display title (for `tool-call`). */
+  apply(update: AgentLoop.AgentUpdate, title?: string): void {
+    switch (update.type) {
+      case "text-delta":
+        return this.stream("text", update.text)
+      case "reasoning-delta":
+        return this.stream("reasoning", update.text)
+      case "tool-call": {
+        const shown = visible(title ?? update.name)
+        const line = new Text(`${Style.yellow("⏺")} ${shown} ${Style.gray("…")}`, 1, 0)
+        this.tools.set(update.callId, { line, title: shown })
+        return this.add(line)
+      }
+      case "tool-running": {
+        const tool = this.tools.get(update.callId)
+        tool?.line.setText(`${Style.yellow("⏺")} ${tool.title} ${Style.gray("running")}`)
+        return this.tui.requestRender()
+      }
+      case "tool-result": {
+        const tool = this.tools.get(update.callId)
+        const said = visible(summary(update.content))
+        const text = update.isError
+          ? `${Style.red("✗")} ${tool?.title ?? visible(update.name)} ${Style.red("failed")}${said === "" ? "" : `: ${said}`}`
+          : `${Style.green("✓")} ${tool?.title ?? visible(update.name)} ${Style.gray(`done${said === "" ? "" : `: ${said}`}`)}`
+        if (tool === undefined) return this.add(new Text(text, 1, 0))
+        tool.line.setText(text)
+        return this.tui.requestRender()
+      }
+      case "usage":
+        return this.setFooter({
+          inputTokens: update.usage.inputTokens + (update.usage.cacheReadTokens ?? 0) + (update.usage.cacheWriteTokens ?? 0),
+          outputTokens: update.usage.outputTokens,
+        })
+      case "retry":
+        return this.note(
+          `${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${Math.round(update.delayMs / 100) / 10} s`,
+        )
+      case "turn-start":
+        return
+      case "turn-end":
+        this.streaming = undefined
+        switch (update.reason) {
+          case "completed":
+            return
+          case "cancelled":
+          case "interrupted":
+            return this.note("the turn was cancelled")
+          case "max-tokens":
+            return this.note("the answer stopped at the output limit; any unfinished tool call was dropped")
+          case "max-steps":
+            return this.problem("the turn stopped after the maximum number of steps")
+          case "error":
+            return this.problem(
+              `the turn failed: ${update.failure?.message ?? "no cause reported"}${update.failure === undefined ? "" : ` (${update.failure.code})`}`,
+            )
+        }
+    }
+  }
+
+  /**
+   * Asks whether a tool may run. The editor gives way to the choices until
+   * one is taken (Esc rejects); `withdraw` takes the question away unanswered
+   * (the turn was cancelled).
+   */
+  ask(question: Question): { readonly answer: Promise<Answer>; readonly withdraw: () => void } {
+    let settle: (answer: Answer) => void = () => {}
+    const answer = new Promise<Answer>((resolve) => (settle = resolve))
+    const items: Array<SelectItem> = [
+      { value: "allow-once", label: "Allow once" },
+      { value: "allow-always", label: "Allow always", description: `${visible(question.tool)} in this session` },
+      { value: "reject", label: "Reject" },
+    ]
+    const list = new SelectList(items, items.length, Style.selectList)
+    const close = () => {
+      this.question.clear()
+      this.tui.setFocus(this.editor)
+      this.tui.requestRender()
+    }
+    list.onSelect = (item) => {
+      close()
+      settle(item.value as Answer)
+    }
+    list.onCancel = () => {
+      close()
+      settle("reject")
+    }
+    this.streaming = undefined
+    this.question.addChild(new Spacer(1))
+    this.question.addChild(new Text(`${Style.yellow("?")} ${Style.bold(`Allow ${visible(question.title)}?`)}`, 1, 0))
+    for (const line of question.detail) this.question.addChild(new Text(Style.gray(visible(line)), 3, 0))
+    this.question.addChild(list)
+    this.tui.setFocus(list)
+    this.tui.requestRender()
+    return { answer, withdraw: close }
+  }
+
+  /** A choice among `items` (Enter picks, Esc gives up: `undefined`). */
+  pick(title: string, items: ReadonlyArray<SelectItem>): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const list = new SelectList([...items], 10, Style.selectList, { minPrimaryColumnWidth: 30, maxPrimaryColumnWidth: 60 })
+      const close = (value: string | undefined) => {
+        this.question.clear()
+        this.tui.setFocus(this.editor)
+        this.tui.requestRender()
+        resolve(value)
+      }
+      list.onSelect = (item) => close(item.value)
+      list.onCancel = () => close(undefined)
+      this.streaming = undefined
+      this.question.addChild(new Spacer(1))
+      this.question.addChild(new Text(Style.bold(visible(title)), 1, 0))
+      this.question.addChild(list)
+      this.tui.setFocus(list)
+      this.tui.requestRender()
+    })
+  }
+
+  private stream(kind: Streaming["kind"], text: string): void {
+    if (this.streaming === undefined || this.streaming.kind !== kind) {
+      const started: Streaming = kind === "text"
+        ? { kind, view: new Markdown("", 1, 0, Style.markdown), text: "" }
+        : { kind, view: new Text("", 1, 0), text: "" }
+      this.add(started.view)
+      this.streaming = started
+      if (started.kind === "reasoning") this.reasonings.push({ view: started.view, text: () => started.text })
+    }
+    this.streaming.text += text
+    if (this.streaming.kind === "text") this.streaming.view.setText(visible(this.streaming.text))
+    else this.showReasoning(this.streaming.view, this.streaming.text)
+    this.tui.requestRender()
+  }
+
+  /** Reasoning, dimmed; folded to its first line while Ctrl-O has them folded. */
+  private showReasoning(view: Text, text: string): void {
+    const lines = visible(text).trim().split("\n")
+    view.setText(
+      this.reasoningFolded && lines.length > 1
+        ? Style.dim(Style.italic(`${lines[0]} … (${lines.length - 1} more lines, Ctrl-O unfolds)`))
+        : Style.dim(Style.italic(lines.join("\n"))),
+    )
+  }
+
+  /** A new entry; whatever streams after it starts a new piece of the answer. */
+  private add(component: Text | Markdown): void {
+    this.streaming = undefined
+    this.transcript.addChild(component)
+    this.tui.requestRender()
+  }
+
+  private renderFooter(): void {
+    const f = this.footer
+    const parts = [f.model]
+    if (f.inputTokens !== undefined) {
+      parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
+      if (f.contextWindow !== undefined && f.contextWindow > 0) {
+        parts.push(`${Math.round((100 * (f.inputTokens + (f.outputTokens ?? 0))) / f.contextWindow)}% of context`)
+      }
+    }
+    const hint = this.exitArmed
+      ? "press Ctrl-C again to leave"
+      : this.busy
+      ? "Ctrl-C cancels the turn"
+      : "/help for commands · Ctrl-D leaves"
+    const session = f.session === undefined ? "" : ` · session ${visible(f.session)}`
+    this.footerText.setText(Style.gray(`${parts.map(visible).join(" · ")} · ${hint}${session}`))
+    this.tui.requestRender()
+  }
+
+  private onKey(data: string): { consume?: boolean } | undefined {
+    if (matchesKey(data, "ctrl+c")) {
+      if (this.busy) {
+        this.handlers.onCancel()
+      } else if (this.editor.getText() !== "") {
+        this.editor.setText("")
+        this.exitArmed = false
+      } else if (this.exitArmed) {
+        this.handlers.onExit()
+      } else {
+        this.exitArmed = true
+      }
+      this.renderFooter()
+      return { consume: true }
+    }
+    if (this.exitArmed) {
+      this.exitArmed = false
+      this.renderFooter()
+    }
+    if (matchesKey(data, "ctrl+o")) {
+      this.reasoningFolded = !this.reasoningFolded
+      for (const r of this.reasonings) this.showReasoning(r.view, r.text())
+      this.tui.requestRender()
+      return { consume: true }
+    }
+    if (matchesKey(data, "ctrl+d") && !this.busy && this.editor.getText() === "") {
+      this.handlers.onExit()
+      return { consume: true }
+    }
+    if (matchesKey(data, "escape") && this.question.children.length === 0 && !this.editor.isShowingAutocomplete()) {
+      this.editor.setText("")
+      this.tui.requestRender()
+      return { consume: true }
+    }
+    return undefined
+  }
+}

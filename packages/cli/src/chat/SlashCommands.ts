@@ -1,0 +1,144 @@
+/**
+ * The interactive session's slash commands. Each does what the command line
+ * does for the same task — `/compact` is `turnlog compact`, `/sessions` is
+ * `turnlog sessions`, `/model` is `--model` on continue — and says the
+ * outcome in the view.
+ */
+import type { SlashCommand } from "@mariozechner/pi-tui"
+import { Effect } from "effect"
+import { AgentLoop } from "@turnlog/agent"
+import type { SessionId } from "@turnlog/protocol"
+import type { SessionStore, StoreError } from "@turnlog/store"
+import { CommandFailed, UsageError } from "../CliError.js"
+import { outcome } from "../commands/Compact.js"
+import * as Doctor from "../commands/Doctor.js"
+import { render } from "../commands/Sessions.js"
+import type { ChatView } from "./ChatView.js"
+import * as Resume from "./Resume.js"
+
+/** The commands, as the editor completes them and `/help` lists them; `/model` completes from `models`. */
+export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<SlashCommand> => [
+  { name: "help", description: "what can be typed here" },
+  { name: "new", description: "start a new session in this directory" },
+  {
+    name: "model",
+    description: "switch the session's model",
+    argumentHint: "<provider/model>",
+    getArgumentCompletions: (prefix) =>
+      models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+  },
+  { name: "resume", description: "switch to another session of this directory" },
+  { name: "compact", description: "summarise the session's older history now" },
+  { name: "sessions", description: "list the stored sessions" },
+  { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
+  { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
+]
+
+export const COMMANDS = commands()
+
+export const help = (): string =>
+  [
+    ...COMMANDS.map((c) => `/${c.name}${c.argumentHint === undefined ? "" : ` ${c.argumentHint}`}`.padEnd(26) + (c.description ?? "")),
+    "",
+    "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Ctrl-C cancels a running turn.",
+  ].join("\n")
+
+export interface Deps {
+  readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick">
+  readonly loop: AgentLoop.Service
+  readonly store: SessionStore.Service
+  /** The session and model in use; `/new` and `/model` change them. */
+  readonly state: { id: SessionId; model: string }
+  readonly newSession: Effect.Effect<SessionId, AgentLoop.AgentError>
+  readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
+  readonly cwd: string
+  readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
+}
+
+export type Next = "stay" | "quit"
+
+export const make = (deps: Deps) => {
+  const { view, state } = deps
+  const run = (
+    line: string,
+  ): Effect.Effect<Next, AgentLoop.AgentError | StoreError.StoreError | CommandFailed | UsageError> => {
+    const [name = "", ...rest] = line.slice(1).split(/\s+/)
+    const argument = rest.join(" ").trim()
+    switch (name) {
+      case "help":
+        return Effect.sync(() => {
+          view.block(help())
+          return "stay"
+        })
+      case "quit":
+      case "exit":
+        return Effect.succeed("quit")
+      case "new":
+        return Effect.map(deps.newSession, (id) => {
+          view.note(`new session ${id}`)
+          view.setFooter({ session: id, inputTokens: undefined, outputTokens: undefined })
+          return "stay"
+        })
+      case "model":
+        if (argument === "") {
+          return Effect.sync(() => {
+            view.note(`the model is ${state.model}; switch with /model <provider/model>`)
+            return "stay"
+          })
+        }
+        return AgentLoop.parseModel(argument).pipe(
+          Effect.zipRight(deps.switchModel(argument)),
+          Effect.map(() => {
+            state.model = argument
+            view.note(`model ${argument} from the next turn on`)
+            view.setFooter({ model: argument })
+            return "stay"
+          }),
+        )
+      case "resume":
+        return Resume.here(deps.store, deps.cwd).pipe(
+          Effect.flatMap((all) => {
+            const others = all.filter((s) => s.id !== state.id)
+            if (others.length === 0) {
+              view.note("no other session in this directory")
+              return Effect.succeed<Next>("stay")
+            }
+            return Effect.promise(() => view.pick("Resume which session?", Resume.items(others, Date.now()))).pipe(
+              Effect.flatMap((chosen) =>
+                chosen === undefined
+                  ? Effect.succeed<Next>("stay")
+                  : Effect.as(deps.switchSession(chosen as SessionId), "stay" as const).pipe(
+                    Effect.tap(() => view.setFooter({ session: chosen, inputTokens: undefined, outputTokens: undefined })),
+                  )
+              ),
+            )
+          }),
+        )
+      case "doctor":
+        return Effect.map(deps.store.read(state.id), (loaded) => {
+          view.block(Doctor.render(Doctor.diagnose(loaded)))
+          return "stay" as const
+        })
+      case "compact":
+        return deps.loop.compact(state.id).pipe(
+          Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
+          Effect.map((done) => {
+            view.note(outcome(state.id, done))
+            return "stay"
+          }),
+        )
+      case "sessions":
+        return deps.store.list().pipe(
+          Effect.mapError((e) => new CommandFailed({ message: e.message })),
+          Effect.map(({ sessions, unreadable }) => {
+            view.block(render(sessions))
+            if (unreadable.length > 0) view.note(`${unreadable.length} session(s) cannot be read (see: turnlog doctor)`)
+            return "stay"
+          }),
+        )
+      default:
+        return Effect.fail(new UsageError({ message: `unknown command /${name}; /help lists them` }))
+    }
+  }
+  return { run }
+}

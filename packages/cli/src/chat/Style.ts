@@ -1,0 +1,48 @@
+/**
+ * The few styles the interactive session uses, as plain SGR sequences (each
+ * closes only what it opened, so styles nest), and the markdown and list
+ * themes built from them. Text from a session is made visible (see
+ * `Visible`) before it is styled: only these sequences reach the terminal.
+ */
+import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui"
+
+const sgr = (open: number, close: number) => (text: string): string => `\x1b[${open}m${text}\x1b[${close}m`
+
+export const bold = sgr(1, 22)
+export const dim = sgr(2, 22)
+export const italic = sgr(3, 23)
+export const underline = sgr(4, 24)
+export const strike = sgr(9, 29)
+export const red = sgr(31, 39)
+export const green = sgr(32, 39)
+export const yellow = sgr(33, 39)
+export const blue = sgr(34, 39)
+export const cyan = sgr(36, 39)
+export const gray = sgr(90, 39)
+
+export const markdown: MarkdownTheme = {
+  heading: (t) => bold(cyan(t)),
+  link: underline,
+  linkUrl: gray,
+  code: yellow,
+  codeBlock: (t) => t,
+  codeBlockBorder: gray,
+  quote: italic,
+  quoteBorder: gray,
+  hr: gray,
+  listBullet: cyan,
+  bold,
+  italic,
+  strikethrough: strike,
+  underline,
+}
+
+export const selectList: SelectListTheme = {
+  selectedPrefix: cyan,
+  selectedText: (t) => bold(cyan(t)),
+  description: gray,
+  scrollInfo: gray,
+  noMatch: gray,
+}
+
+export const editor: EditorTheme = { borderColor: gray, selectList }

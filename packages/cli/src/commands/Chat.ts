@@ -1,0 +1,118 @@
+/**
+ * `turnlog chat` (and `turnlog` alone on a terminal): the interactive
+ * session. The same model choice, session choice, store, tools and log as
+ * `run`; turns are sent one after another from an editor, and the answers are
+ * shown as they stream (see `chat/ChatView`). Leaving ends with exit 0.
+ */
+import { ProcessTerminal } from "@mariozechner/pi-tui"
+import { Effect, Layer, Option } from "effect"
+import { Redaction, ReplayDiagnostics } from "@turnlog/llm"
+import { McpServers } from "@turnlog/mcp"
+import type { SessionId } from "@turnlog/protocol"
+import { SessionStore } from "@turnlog/store"
+import * as ChatPermissions from "../chat/ChatPermissions.js"
+import * as ChatSession from "../chat/ChatSession.js"
+import * as HangUp from "../chat/HangUp.js"
+import * as History from "../chat/History.js"
+import { ChatView } from "../chat/ChatView.js"
+import * as SlashCommands from "../chat/SlashCommands.js"
+import * as StderrNotes from "../chat/StderrNotes.js"
+import * as Resume from "../chat/Resume.js"
+import { CommandFailed, UsageError } from "../CliError.js"
+import * as Layers from "../Layers.js"
+import * as ModelChoice from "../ModelChoice.js"
+import * as Secrets from "../Secrets.js"
+import type { Settings } from "../Settings.js"
+import { asCommandError } from "../StoreErrors.js"
+import { VERSION } from "../Version.js"
+import { modelsOffered } from "./Acp.js"
+import { announce, noProvider, sessionFor } from "./Run.js"
+
+export interface ChatOptions {
+  readonly model: Option.Option<string>
+  readonly session: Option.Option<string>
+  readonly continue: boolean
+  readonly resume: boolean
+}
+
+/** How the interactive session names itself in the leases it takes. */
+export const CHAT_PROGRAM = "turnlog chat"
+
+/** Both ends on a terminal: what `turnlog` with no command needs to open a session. */
+export const onTerminal = (): boolean => process.stdin.isTTY === true && process.stdout.isTTY === true
+
+export const chat = (settings: Settings, options: ChatOptions) =>
+  Effect.gen(function*() {
+    if ([Option.isSome(options.session), options.continue, options.resume].filter(Boolean).length > 1) {
+      return yield* new UsageError({ message: "--session, --continue and --resume cannot be used together: choose one" })
+    }
+    if (!onTerminal()) {
+      return yield* new UsageError({ message: "turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>" })
+    }
+    const choice = yield* ModelChoice.choose(options.model, settings)
+    if (choice.kind === "demo") {
+      yield* Layers.providersChecked(settings)
+      return yield* new UsageError({ message: noProvider(settings) })
+    }
+    yield* announce(choice)
+    const cwd = process.cwd()
+    const history = History.fileFor(settings.home, cwd)
+    const redactor = Secrets.of(settings).redactor
+    const models = yield* modelsOffered(settings, choice)
+    const view = new ChatView(new ProcessTerminal(), {
+      commands: SlashCommands.commands(models),
+      cwd,
+      history: History.load(history),
+      remember: (text) => void History.append(history, Redaction.text(redactor, text)),
+    })
+    view.setFooter({ model: choice.route })
+    const permissions = ChatPermissions.make(view)
+
+    const session = Effect.gen(function*() {
+      const mcp = yield* McpServers.McpServers
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd })
+      const shown = Effect.acquireRelease(
+        Effect.sync(() => {
+          const unwatch = HangUp.watch()
+          view.start()
+          const restore = StderrNotes.capture((line) => view.note(line))
+          return () => {
+            restore()
+            view.stop()
+            unwatch()
+          }
+        }),
+        (stop) => Effect.sync(stop),
+      )
+      let id: SessionId
+      if (options.resume) {
+        yield* shown
+        const store = yield* SessionStore.SessionStore
+        const sessions = yield* Resume.here(store, cwd)
+        if (sessions.length === 0) {
+          return yield* new CommandFailed({ message: `no session to resume in ${cwd}; start one with: turnlog chat` })
+        }
+        const chosen = yield* Effect.promise(() => view.pick("Resume which session?", Resume.items(sessions, Date.now())))
+        if (chosen === undefined) return
+        id = yield* sessionFor({ session: Option.some(chosen), continue: false, model: options.model }, choice, tools)
+      } else {
+        // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
+        id = yield* sessionFor(options, choice, tools)
+        yield* shown
+      }
+      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd })
+    }).pipe(Effect.scoped, Effect.mapError(asCommandError))
+
+    return yield* session.pipe(
+      Effect.provide(Layers.agentLayer({
+        settings,
+        choice,
+        // Another process that finds the session held is told the interactive session has it.
+        program: CHAT_PROGRAM,
+        permissions: Layers.permissionsLayer(settings, permissions.layer),
+      })),
+      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
+      // The model's facts (its context window) for the footer; the loop has its own adapter.
+      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(ReplayDiagnostics.layerStderr))),
+    )
+  })

@@ -1,0 +1,391 @@
+// The interactive session as a person sees it, in process: the real view,
+// session driver and permission questions over the agent loop with the
+// scripted model and the memory store, drawn into a headless terminal whose
+// screen is read back as text.
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Fiber, Layer } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { AgentLoop, Builtins } from "@turnlog/agent"
+import { Scripted } from "@turnlog/llm"
+import type { SessionId, StreamChunk } from "@turnlog/protocol"
+import { Memory, SessionStore } from "@turnlog/store"
+import * as ChatPermissions from "../src/chat/ChatPermissions.js"
+import * as ChatSession from "../src/chat/ChatSession.js"
+import { ChatView, type ViewOptions } from "../src/chat/ChatView.js"
+import * as SlashCommands from "../src/chat/SlashCommands.js"
+import { HeadlessTerminal } from "./support/headless.js"
+
+const MODEL = "scripted/test-model"
+const ENTER = "\r"
+const CTRL_C = "\x03"
+
+const text = (...deltas: ReadonlyArray<string>): Array<StreamChunk> => [
+  { type: "block-start", index: 0, blockType: "text" },
+  ...deltas.map((t): StreamChunk => ({ type: "text-delta", index: 0, text: t })),
+  { type: "block-end", index: 0, block: { type: "text", text: deltas.join("") } },
+]
+const stop: StreamChunk = { type: "finish", reason: { kind: "stop" } }
+const toolCall = (id: string, name: string, args: string): Array<StreamChunk> => [
+  { type: "block-start", index: 0, blockType: "tool-call" },
+  { type: "tool-call-delta", index: 0, id, name, argumentsDelta: args },
+  { type: "block-end", index: 0, block: { type: "tool-call", id, name, arguments: args } },
+  { type: "finish", reason: { kind: "tool-calls" } },
+]
+
+const dirs: Array<string> = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A session in a fresh directory, driven from a headless terminal until `/quit`. */
+const open = async (
+  script: Scripted.Script,
+  options: Scripted.Options & { readonly retryDelayMs?: number } = {},
+  viewOptions: Partial<ViewOptions> & { readonly files?: Record<string, string> } = {},
+) => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
+  dirs.push(cwd)
+  for (const [name, content] of Object.entries(viewOptions.files ?? {})) writeFileSync(join(cwd, name), content)
+  const terminal = new HeadlessTerminal(80, 30)
+  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd, ...viewOptions })
+  const permissions = ChatPermissions.make(view)
+  const layer = AgentLoop.layer({
+    model: MODEL,
+    ...(options.retryDelayMs === undefined ? {} : { retry: { baseDelayMs: options.retryDelayMs } }),
+  }).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      Scripted.layerScripted(script, options),
+      Memory.layerMemory,
+      Builtins.layer(),
+      permissions.layer,
+    )),
+  )
+  const runtime = await Effect.runPromise(Effect.scoped(Layer.toRuntime(layer)).pipe(Effect.map((r) => r)))
+  const program = Effect.gen(function*() {
+    const loop = yield* AgentLoop.AgentLoop
+    const id = yield* loop.createSession({ cwd, model: MODEL })
+    view.start()
+    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd }).pipe(
+      Effect.ensuring(Effect.sync(() => view.stop())),
+    )
+    return id
+  })
+  const fiber = Effect.runFork(Effect.provide(program, runtime))
+  await terminal.until((t) => t.includes("session "), "the footer")
+  const events = (id: SessionId) =>
+    Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) =>
+      l.events
+    )
+  const done = () => Effect.runPromise(Fiber.join(fiber))
+  const quit = async () => {
+    terminal.type("/quit")
+    terminal.type(ENTER)
+    return done()
+  }
+  return { terminal, cwd, quit, done, events }
+}
+
+describe("the interactive session's view", () => {
+  it("shows the prompt and the streamed answer as rendered markdown, and the footer's tokens and context share", async () => {
+    const s = await open([[
+      ...text("Here is **bold", "** and `code`.\n\n", "- one\n- two\n"),
+      { type: "usage", usage: { inputTokens: 1200, outputTokens: 34 } },
+      stop,
+    ]], { modelInfo: { contextWindow: 10_000, maxTokens: 1000 } })
+    s.terminal.type("hello there")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("- two"), "the answer's last item")
+    expect(screen).toContain("\n › hello there\n Here is bold and code.\n\n - one\n - two")
+    expect(screen).not.toContain("**")
+    const footer = await s.terminal.until((t) => t.includes("↑1200 ↓34 tokens"), "the tokens in the footer")
+    // One line, cut to the 80 columns.
+    expect(footer.split("\n").at(-1)).toBe(" scripted/test-model · ↑1200 ↓34 tokens · 12% of context · /help for commands...")
+    const id = await s.quit()
+    expect((await s.events(id)).map((e) => e.type)).toEqual([
+      "turn/start",
+      "user/message",
+      "request/start",
+      "assistant/chunks",
+      "assistant/message",
+      "turn/end",
+    ])
+  })
+
+  it("shows control characters from the model as text, never obeyed", async () => {
+    const s = await open([[...text("bell\x07 and \x1b]52;c;Zm9v\x07 clipboard"), stop]])
+    s.terminal.type("hi")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("clipboard"), "the answer")
+    expect(screen).toContain(" bell\\x07 and \\x1b]52;c;Zm9v\\x07 clipboard")
+    await s.quit()
+  })
+
+  it("asks before a write, shows what will be written, and shows the call done once allowed", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "notes.md", content: "first line\nsecond line\n" })),
+      [...text("Written."), stop],
+    ])
+    s.terminal.type("write the notes")
+    s.terminal.type(ENTER)
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    expect(asked).toContain(" ? Allow Write notes.md?\n   first line\n   second line\n")
+    expect(asked).toMatch(/→ Allow once\n +Allow always +write_file in this session\n +Reject/)
+    s.terminal.type(ENTER)
+    const done = await s.terminal.until((t) => t.includes("Written."), "the answer after the tool")
+    expect(done).toContain(" ✓ Write notes.md done")
+    expect(done).not.toContain("Allow once")
+    expect(readFileSync(join(s.cwd, "notes.md"), "utf8")).toBe("first line\nsecond line\n")
+    await s.quit()
+  })
+
+  it("logs allow always as a permission/rule and asks no more for that tool", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "a.txt", content: "a" })),
+      [...text("One."), stop],
+      toolCall("c2", "write_file", JSON.stringify({ path: "b.txt", content: "b" })),
+      [...text("Two."), stop],
+    ])
+    s.terminal.type("write a")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    s.terminal.type("\x1b[B") // down: allow always
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("One."), "the first answer")
+    s.terminal.type("write b")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Two."), "the second answer")
+    expect(screen).toContain(" ✓ Write b.txt done")
+    expect(screen.match(/Allow always/g)).toBeNull()
+    const id = await s.quit()
+    const rules = (await s.events(id)).filter((e) => e.type === "permission/rule").map((e) => e.data)
+    expect(rules).toEqual([{ tool: "write_file", decision: "allow" }])
+  })
+
+  it("a rejected call fails with the reason the model sees", async () => {
+    const s = await open([
+      toolCall("c1", "run_command", JSON.stringify({ command: "rm -rf build" })),
+      [...text("Understood."), stop],
+    ])
+    s.terminal.type("clean")
+    s.terminal.type(ENTER)
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    expect(asked).toContain(" ? Allow Run rm -rf build?\n   rm -rf build\n")
+    s.terminal.type("\x1b") // Esc rejects
+    const screen = await s.terminal.until((t) => t.includes("Understood."), "the answer after the rejection")
+    expect(screen).toMatch(/ ✗ Run rm -rf build failed: .+/)
+    await s.quit()
+  })
+
+  it("Ctrl-C during an answer cancels the turn, which ends cancelled, and the prompt comes back", async () => {
+    const s = await open([
+      { chunks: text("Partial answer"), stall: true },
+      [...text("Second answer."), stop],
+    ])
+    s.terminal.type("go")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Partial answer"), "the partial answer")
+    s.terminal.type(CTRL_C)
+    const cancelled = await s.terminal.until((t) => t.includes("the turn was cancelled"), "the cancel")
+    expect(cancelled).toContain(" › go\n Partial answer\n the turn was cancelled")
+    s.terminal.type("again")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Second answer."), "the next answer")
+    const id = await s.quit()
+    const ends = (await s.events(id)).filter((e) => e.type === "turn/end").map((e) => e.data)
+    expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
+  })
+
+  it("Ctrl-C twice at an empty prompt leaves; /help lists the commands", async () => {
+    const s = await open([])
+    s.terminal.type("/help")
+    s.terminal.type(ENTER)
+    const help = await s.terminal.until((t) => t.includes("/sessions"), "the help")
+    expect(help).toContain(" /model <provider/model>   switch the session's model")
+    s.terminal.type(CTRL_C)
+    await s.terminal.until((t) => t.includes("press Ctrl-C again to leave"), "the hint")
+    s.terminal.type(CTRL_C)
+    const id = await s.done()
+    expect(await s.events(id)).toEqual([])
+  })
+
+  it("@file attaches the file's text as an editor's attached file is logged", async () => {
+    const s = await open([[...text("Read it."), stop]], {}, { files: { "notes.txt": "buy milk\n" } })
+    s.terminal.type("summarise @notes.txt")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Read it."), "the answer")
+    expect(screen).toContain(` › summarise @notes.txt\n attached ${s.cwd}/notes.txt\n Read it.`)
+    const id = await s.quit()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({
+        content: [
+          { type: "text", text: "summarise @notes.txt" },
+          { type: "text", text: `<resource uri="file://${s.cwd}/notes.txt">\nbuy milk\n\n</resource>` },
+        ],
+      }),
+    }))
+  })
+
+  it("a binary @file is not sent, and says why", async () => {
+    const s = await open([], {}, { files: { "blob.bin": "a\u0000b" } })
+    s.terminal.type("look at @blob.bin")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("not sent"), "the refusal")
+    // Wrapped at the 80 columns.
+    expect(screen).toContain(` not sent: @${s.cwd}/blob.bin is binary: only text files can be\n attached`)
+    const id = await s.quit()
+    expect(await s.events(id)).toEqual([])
+  })
+
+  it("Up recalls the prompts kept from before, and each prompt sent is kept", async () => {
+    const kept: Array<string> = []
+    const s = await open([[...text("Yes."), stop]], {}, { history: ["an earlier question"], remember: (t) => kept.push(t) })
+    s.terminal.type("\x1b[A")
+    await s.terminal.until((t) => t.includes("an earlier question"), "the recalled prompt")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Yes."), "the answer")
+    expect(kept).toEqual(["an earlier question"])
+    await s.quit()
+    expect(kept).toEqual(["an earlier question", "/quit"])
+  })
+
+  it("/new starts a session, /resume lists this directory's others with title, age, turns and status, and switches back", async () => {
+    const s = await open([[...text("About the first."), stop], [...text("Back again."), stop]])
+    s.terminal.type("first topic")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("About the first."), "the first answer")
+    s.terminal.type("/new")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => /new session \d{8}T/.test(t), "the new session")
+    s.terminal.type("/resume")
+    s.terminal.type(ENTER)
+    const picker = await s.terminal.until((t) => t.includes("Resume which session?"), "the picker")
+    expect(picker).toMatch(/Resume which session\?\n→ first topic +just now · 1 turn · idle\n/)
+    s.terminal.type(ENTER)
+    s.terminal.type("and now")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Back again."), "the answer in the resumed session")
+    // The session the chat opened with.
+    const first = await s.quit()
+    const prompts = (await s.events(first)).flatMap((e) =>
+      e.type === "user/message" ? [(e.data.message.content[0] as { text: string }).text] : []
+    )
+    expect(prompts).toEqual(["first topic", "and now"])
+  })
+
+  it("the editor: a backslash before Enter starts a new line, Esc clears, Ctrl-D at an empty prompt leaves", async () => {
+    const s = await open([[...text("Two lines read."), stop]])
+    s.terminal.type("a draft")
+    await s.terminal.until((t) => t.includes("a draft"), "the draft")
+    s.terminal.type("\x1b")
+    await s.terminal.until((t) => !t.includes("a draft"), "the draft cleared")
+    s.terminal.type("line one\\")
+    s.terminal.type(ENTER)
+    s.terminal.type("line two")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("Two lines read."), "the answer")
+    expect(screen).toContain(" › line one\n line two\n Two lines read.")
+    s.terminal.type("\x04")
+    const id = await s.done()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({ content: [{ type: "text", text: "line one\nline two" }] }),
+    }))
+  })
+
+  it("Ctrl-C while a permission question is open takes it away and cancels the turn", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "x.txt", content: "x" })),
+      [...text("Next."), stop],
+    ])
+    s.terminal.type("write x")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    s.terminal.type(CTRL_C)
+    const screen = await s.terminal.until((t) => t.includes("the turn was cancelled"), "the cancel")
+    expect(screen).not.toContain("Allow once")
+    expect(screen).toMatch(/ ✗ Write x.txt failed: .+\n the turn was cancelled/)
+    s.terminal.type("next")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Next."), "the next answer")
+    const id = await s.quit()
+    const ends = (await s.events(id)).filter((e) => e.type === "turn/end").map((e) => e.data)
+    expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
+  })
+
+  it("/model switches the model the next requests record, completes from the models offered; /doctor reports the log", async () => {
+    const s = await open([[...text("From the other."), stop]], {}, {
+      commands: SlashCommands.commands(["scripted/test-model", "scripted/other"]),
+    })
+    s.terminal.type("/model scripted/other")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("model scripted/other from the next turn on"), "the switch")
+    s.terminal.type("hello")
+    s.terminal.type(ENTER)
+    const answered = await s.terminal.until((t) => t.includes("From the other."), "the answer")
+    expect(answered.split("\n").at(-1)).toMatch(/^ scripted\/other · /)
+    s.terminal.type("/doctor")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => /\/doctor\n[\s\S]*session \d{8}T/.test(t), "the doctor's report")
+    s.terminal.type("/model scripted/o")
+    await s.terminal.until((t) => /→ scripted\/other/.test(t), "the completion")
+    s.terminal.type("\x1b")
+    s.terminal.type("\x1b")
+    const id = await s.quit()
+    const requests = (await s.events(id)).filter((e) => e.type === "request/start").map((e) => e.data)
+    expect(requests).toEqual([{ provider: "scripted", model: "other", step: 1, attempt: 1 }])
+  })
+
+  it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
+    const s = await open([[
+      { type: "block-start", index: 0, blockType: "reasoning" },
+      { type: "reasoning-delta", index: 0, text: "First thought.\nSecond thought.\nThird." },
+      { type: "block-end", index: 0, block: { type: "reasoning", text: "First thought.\nSecond thought.\nThird." } },
+      { type: "block-start", index: 1, blockType: "text" },
+      { type: "text-delta", index: 1, text: "The answer." },
+      { type: "block-end", index: 1, block: { type: "text", text: "The answer." } },
+      stop,
+    ]])
+    s.terminal.type("think")
+    s.terminal.type(ENTER)
+    const full = await s.terminal.until((t) => t.includes("The answer."), "the answer")
+    expect(full).toContain(" › think\n First thought.\n Second thought.\n Third.\n The answer.")
+    // Dimmed (SGR 2) and italic: the cell's attributes, as the terminal holds them.
+    const cell = s.terminal.xterm.buffer.active.getLine(full.split("\n").indexOf(" First thought."))!.getCell(1)!
+    expect([cell.getChars(), cell.isDim() !== 0, cell.isItalic() !== 0, cell.isBold() !== 0]).toEqual(["F", true, true, false])
+    s.terminal.type("\x0f") // Ctrl-O
+    const folded = await s.terminal.until((t) => t.includes("more lines"), "the folded reasoning")
+    expect(folded).toContain(" › think\n First thought. … (2 more lines, Ctrl-O unfolds)\n The answer.")
+    s.terminal.type("\x0f")
+    await s.terminal.until((t) => t.includes(" Second thought."), "the unfolded reasoning")
+    await s.quit()
+  })
+
+  it("a large paste stays one marker in the editor and is sent whole", async () => {
+    const s = await open([[...text("Got it."), stop]])
+    const pasted = Array.from({ length: 20 }, (_, i) => `row ${i}`).join("\n")
+    s.terminal.type(`\x1b[200~${pasted}\x1b[201~`)
+    await s.terminal.until((t) => /\[paste #1 \+20 lines\]/.test(t), "the paste marker")
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("Got it."), "the answer")
+    const id = await s.quit()
+    const user = (await s.events(id)).find((e) => e.type === "user/message")!
+    expect(user.data).toEqual(expect.objectContaining({
+      message: expect.objectContaining({ content: [{ type: "text", text: pasted }] }),
+    }))
+  })
+
+  it("a retry is a status line while it waits, then the answer streams", async () => {
+    const s = await open([
+      [{ type: "finish", reason: { kind: "error", failure: { code: "SERVER", message: "the provider is overloaded", status: 529 } } }],
+      [...text("After the retry."), stop],
+    ], { retryDelayMs: 1 })
+    s.terminal.type("hi")
+    s.terminal.type(ENTER)
+    const screen = await s.terminal.until((t) => t.includes("After the retry."), "the answer")
+    expect(screen).toMatch(/ › hi\n the provider is overloaded \(SERVER\); retry 2 in [\d.]+ s\n After the retry\./)
+    await s.quit()
+  })
+})
