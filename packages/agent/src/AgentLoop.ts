@@ -16,7 +16,7 @@
 import * as path from "node:path"
 import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import type { ContentBlock, SessionId, SessionLog } from "@turnlog/protocol"
+import { type ContentBlock, type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
@@ -75,6 +75,13 @@ export interface Service {
    * are written between turns. Refused while a turn runs.
    */
   readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
+  /**
+   * Sets the session's mode (how much its tools may do without asking): a
+   * `session/mode` event, flushed, read by the next tool call and request.
+   * Written between turns: refused while a turn runs. Setting the mode it
+   * already has writes nothing.
+   */
+  readonly setMode: (id: SessionId, mode: SessionLog.Mode) => Effect.Effect<void, AgentError>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
   /**
@@ -262,6 +269,19 @@ export const make = (config: Config) =>
         )
       })
 
+    const setMode: Service["setMode"] = (id, mode) =>
+      Effect.flatMap(begin(id), ({ session, turn }) => {
+        const writer = Journal.writer(store, session.journal)
+        return Journal.history(session.journal).pipe(
+          Effect.flatMap((events) =>
+            SessionLog.modeOf(events) === mode
+              ? Effect.void
+              : Effect.zipRight(writer.log([{ type: "session/mode", data: { mode } }]), writer.flush)
+          ),
+          Effect.ensuring(finished(id, turn)),
+        )
+      })
+
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const turn = Option.flatMap(HashMap.get(t.sessions, id), (session) => session.turn)
@@ -286,6 +306,7 @@ export const make = (config: Config) =>
       load: (id, options) => Effect.mapError(load(id, options), oneSentence),
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
       compact: (id) => Effect.mapError(compact(id), oneSentence),
+      setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
       cancel,
       release: (id) => Effect.mapError(release(id), oneSentence),
     } satisfies Service

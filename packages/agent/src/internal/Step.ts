@@ -14,7 +14,7 @@ import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, FailureCode, type FinishReason, type MessageId, SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as SystemPrompt from "../SystemPrompt.js"
 import * as AnswerLimit from "./AnswerLimit.js"
@@ -71,9 +71,10 @@ const prepare = (
   force: boolean,
 ): Effect.Effect<Either.Either<Prepared, Failure>, StoreError.StoreError> =>
   Effect.gen(function*() {
-    const prompt = given.systemPrompt === undefined
+    const built = given.systemPrompt === undefined
       ? undefined
       : yield* given.systemPrompt.build({ cwd: given.journal.cwd, tools: given.tools.specs })
+    const prompt = SystemPrompt.forMode(built, SessionLog.modeOf(yield* Journal.history(given.journal)))
     // This request's prompt is the one its budget counts and it sends.
     const deps = prompt === undefined ? given : { ...given, config: { ...given.config, system: prompt.text } }
     const budget = Compact.budget(deps)

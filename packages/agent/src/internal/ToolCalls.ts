@@ -5,11 +5,13 @@
  * throws and a cancel all become a result the model sees.
  */
 import { Effect, Option, Ref } from "effect"
-import type { ToolCallBlock } from "@turnlog/protocol"
+import { SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as Permissions from "../Permissions.js"
 import { PermissionDenied, ToolCancelled, type ToolError, ToolFailed } from "../ToolError.js"
 import type * as Tools from "../Tools.js"
 import * as Events from "./Events.js"
+import * as Journal from "./Journal.js"
 import * as TurnContext from "./TurnContext.js"
 
 const failedWith = (error: ToolError): Events.ToolOutcome => ({
@@ -49,7 +51,8 @@ const execute = (
     const context: Tools.ToolContext = { sessionId: journal.id, callId: call.id, cwd: journal.cwd }
     const prepared = yield* deps.tools.prepare(call, context)
     if (prepared.permission !== undefined) {
-      const decision = yield* deps.permissions.decide({
+      const mode = SessionLog.modeOf(yield* Journal.history(journal))
+      const decision = yield* Permissions.decideIn(deps.permissions, mode, {
         sessionId: journal.id,
         callId: call.id,
         tool: call.name,
@@ -58,7 +61,11 @@ const execute = (
         input: prepared.input,
       })
       if (decision !== "allow") {
-        return yield* new PermissionDenied({ tool: call.name, title: prepared.permission.title })
+        return yield* new PermissionDenied({
+          tool: call.name,
+          title: prepared.permission.title,
+          ...(mode === "read-only" ? { because: "the session is in read-only mode: nothing is written or run" } : {}),
+        })
       }
     }
     yield* deps.emit({ type: "tool-running", callId: call.id, name: call.name })
