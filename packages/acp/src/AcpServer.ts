@@ -13,7 +13,7 @@ import * as acp from "@agentclientprotocol/sdk"
 import { Duration, Effect, Either, Exit, Option, Runtime } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
-import { SessionId } from "@turnlog/protocol"
+import { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
@@ -31,6 +31,7 @@ import * as Titles from "./internal/Titles.js"
 import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
+import * as Modes from "./Modes.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
 import { PermissionBridge } from "./PermissionBridge.js"
@@ -145,15 +146,15 @@ export const make = (options: Options) =>
           })
           chosenModel.delete(id)
           advertise(client, id)
-          return { sessionId: id, ...configOptions(id) }
+          return { sessionId: id, modes: Modes.state(SessionLog.DEFAULT_MODE), ...configOptions(id) }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
-          await open(client, params, true)
-          return configOptions(params.sessionId)
+          const mode = await open(client, params, true)
+          return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
         .onRequest(acp.methods.agent.session.resume, async ({ client, params }) => {
-          await open(client, params, false)
-          return configOptions(params.sessionId)
+          const mode = await open(client, params, false)
+          return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
         .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
           const id = params.sessionId
@@ -175,6 +176,22 @@ export const make = (options: Options) =>
           if (value === models[0]) chosenModel.delete(id)
           else chosenModel.set(id, value)
           return { configOptions: ModelOption.options(models, value) }
+        })
+        .onRequest(acp.methods.agent.session.setMode, async ({ client, params }) => {
+          const id = params.sessionId
+          if (!sessions.has(id)) throw Errors.unknownSession(id)
+          const mode = Modes.parse(params.modeId)
+          if (mode === undefined) {
+            throw Errors.invalidParams(`mode ${JSON.stringify(params.modeId)} is not one offered (${Modes.available.map((m) => m.id).join(", ")})`)
+          }
+          if (inFlight.has(id)) throw Errors.busy(id)
+          // Written to the log between turns, by the process that holds the session.
+          await lifetime.using(id, async () => {
+            await lifetime.ensureOpen(client, id)
+            await run(loop.setMode(SessionId.make(id), mode).pipe(Effect.mapError(Errors.fromAgentError)))
+          })
+          await client.notify("session/update", { sessionId: id, update: Modes.update(mode) })
+          return {}
         })
         .onRequest(acp.methods.agent.session.list, async ({ params }) => {
           const listed = await run(
