@@ -9,7 +9,7 @@
 
 /** Each command's options: `true` when the option takes a value. */
 export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false },
+  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true },
   acp: {},
   sessions: { "--json": false },
   show: { "--json": false, "--follow": false, "--forever": false },
