@@ -338,6 +338,7 @@ describe("session/prompt", () => {
           kind: "edit",
           name: "write_file",
           locations: [{ path: join(PROJECT, "out.txt") }],
+          content: [{ type: "diff", path: join(PROJECT, "out.txt"), newText: "x" }],
           status: "pending",
           rawInput: { path: "out.txt", content: "x" },
         },

@@ -114,7 +114,12 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
     description: "Write a UTF-8 text file in the working directory, creating missing directories; replaces the file.",
     parameters: Schema.Struct({ path: PathArg, content: Schema.String }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
-    display: { kind: "edit", title: (args) => `Write ${args.path}`, paths: (args) => [args.path] },
+    display: {
+      kind: "edit",
+      title: (args) => `Write ${args.path}`,
+      paths: (args) => [args.path],
+      changes: (args) => [{ path: args.path, newText: args.content }],
+    },
     prepare: (args, context) =>
       Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
         permission: { kind: "write" as const },

@@ -241,6 +241,14 @@ describe("display", () => {
       title: "Write out.txt",
       paths: ["out.txt"],
       input: { path: "out.txt", content: "x" },
+      changes: [{ path: "out.txt", newText: "x" }],
+    })
+    expect(shown("edit_file", `{"path":"a.ts","old_text":"let a","new_text":"const a"}`)).toEqual({
+      kind: "edit",
+      title: "Edit a.ts",
+      paths: ["a.ts"],
+      input: { path: "a.ts", old_text: "let a", new_text: "const a" },
+      changes: [{ path: "a.ts", oldText: "let a", newText: "const a" }],
     })
     expect(shown("run_command", `{"command":"ls -la"}`)).toEqual({
       kind: "execute",

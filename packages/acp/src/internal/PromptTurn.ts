@@ -30,7 +30,10 @@ export const make = (deps: Deps) =>
   view: Updates.View,
   content: ReadonlyArray<TextBlock>,
 ): Effect.Effect<acp.PromptResponse, acp.RequestError> =>
-  Effect.sync(() => deps.callIds.beginTurn(id)).pipe(
+{
+  // The turn's calls by provider id: a result's update shows what its call changes.
+  const calls = new Map<string, Updates.Call>()
+  return Effect.sync(() => deps.callIds.beginTurn(id)).pipe(
     Effect.zipRight(deps.sendTitle(client, id, Updates.titleOf(content))),
     Effect.zipRight(deps.loop.prompt(SessionId.make(id), content).pipe(
       Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
@@ -41,7 +44,7 @@ export const make = (deps: Deps) =>
           )
         }
         const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
-        const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown)
+        const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown, calls)
         return shown === undefined ? Effect.succeed(next) : Effect.as(deps.notify(client, id, shown), next)
       }),
     )),
@@ -57,3 +60,4 @@ export const make = (deps: Deps) =>
       return Effect.succeed(Updates.promptResponse(end.reason, turn.usage))
     }),
   )
+}
