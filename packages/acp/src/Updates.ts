@@ -178,6 +178,14 @@ export const promptResponse = (
   return response
 }
 
+/** How full the context is and what the session cost: the `usage_update` sent after each turn. */
+export const usageUpdate = (usage: AgentLoop.ContextUsage): acp.SessionUpdate => ({
+  sessionUpdate: "usage_update",
+  used: usage.used,
+  size: usage.size,
+  ...(usage.costUsd === undefined ? {} : { cost: { amount: usage.costUsd, currency: "USD" } }),
+})
+
 /** A session's title as the store would give it, from its first prompt. */
 export const titleOf = (content: ReadonlyArray<TextBlock>): string =>
   Summary.titleOf({ id: makeMessageId(), role: "user", content: [...content], source: { kind: "user" } })

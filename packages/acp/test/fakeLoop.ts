@@ -65,6 +65,7 @@ export const make = (
               return turn(context).pipe(Stream.ensuring(Effect.sync(() => running.delete(id))))
             })),
           release: () => Effect.succeed(undefined),
+          contextUsage: () => Effect.succeed(undefined),
           setMode: (id, mode) => Ref.update(modes, (all) => [...all, { sessionId: id, mode }]),
           cancel: (id) => Effect.suspend(() => {
             const d = running.get(id)

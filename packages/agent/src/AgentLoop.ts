@@ -20,6 +20,7 @@ import { type ContentBlock, type SessionId, SessionLog } from "@turnlog/protocol
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
+import * as ContextUsage from "./internal/ContextUsage.js"
 import * as Journal from "./internal/Journal.js"
 import { type Config, parseModel, turnConfig } from "./internal/LoopConfig.js"
 import {
@@ -38,6 +39,7 @@ import * as SystemPrompt from "./SystemPrompt.js"
 import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
+export type { ContextUsage } from "./internal/ContextUsage.js"
 export { type CompactionSetting, type Config, parseModel } from "./internal/LoopConfig.js"
 export {
   type AgentError,
@@ -82,6 +84,13 @@ export interface Service {
    * already has writes nothing.
    */
   readonly setMode: (id: SessionId, mode: SessionLog.Mode) => Effect.Effect<void, AgentError>
+  /**
+   * How full the session's context is after its latest answer, against the
+   * window of the model it talks to, and what its answers cost where their
+   * models have prices. Undefined when the session is not held or the adapter
+   * knows no window for its model.
+   */
+  readonly contextUsage: (id: SessionId) => Effect.Effect<ContextUsage.ContextUsage | undefined>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
   /**
@@ -282,6 +291,17 @@ export const make = (config: Config) =>
         )
       })
 
+    const contextUsage: Service["contextUsage"] = (id) =>
+      Effect.flatMap(SynchronizedRef.get(table), (t) => {
+        const held = HashMap.get(t.sessions, id)
+        if (Option.isNone(held) || adapter.modelInfo === undefined) return Effect.succeed(undefined)
+        const infoOf = adapter.modelInfo
+        const { provider, model } = held.value.journal.route
+        const info = infoOf(provider, model)
+        if (info === undefined) return Effect.succeed(undefined)
+        return Effect.map(Journal.history(held.value.journal), (events) => ContextUsage.of(events, info, infoOf))
+      })
+
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const turn = Option.flatMap(HashMap.get(t.sessions, id), (session) => session.turn)
@@ -307,6 +327,7 @@ export const make = (config: Config) =>
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
       compact: (id) => Effect.mapError(compact(id), oneSentence),
       setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
+      contextUsage,
       cancel,
       release: (id) => Effect.mapError(release(id), oneSentence),
     } satisfies Service

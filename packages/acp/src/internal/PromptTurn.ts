@@ -2,6 +2,8 @@
  * One prompt's turn as the client sees it: the loop's updates sent as
  * `session/update` notifications as they happen, then the answer — the stop
  * reason and the turn's usage, or the turn's failure as the JSON-RPC error.
+ * Before the answer, a `usage_update` says how full the context is against the
+ * model's window (when the model's window is known) and the session's cost.
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import { Effect, Stream } from "effect"
@@ -49,6 +51,11 @@ export const make = (deps: Deps) =>
       }),
     )),
     Effect.tap(() => deps.saveRules(id)),
+    // After every turn, however it ended: how full the context is now, and what the session has cost.
+    Effect.tap(() =>
+      Effect.flatMap(deps.loop.contextUsage(SessionId.make(id)), (usage) =>
+        usage === undefined ? Effect.void : deps.notify(client, id, Updates.usageUpdate(usage)))
+    ),
     Effect.mapError(Errors.fromAgentError),
     Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
       const end = turn.end
