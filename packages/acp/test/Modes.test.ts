@@ -82,6 +82,30 @@ describe("session modes over ACP", () => {
     expect(loaded.modes).toEqual({ currentModeId: "auto-edit", availableModes: available })
   })
 
+  it("the model proposes to leave read-only mode: the editor is asked, and once allowed told the new mode", async () => {
+    const h = start([
+      { chunks: [...toolCall(0, "call_exit", "exit_plan_mode", '{"plan":"Write out.txt."}'), finish("tool-calls")] },
+      { chunks: [...text(0, "Leaving plan mode."), finish("stop")] },
+    ])
+    const asked: Array<string> = []
+    const [sessionId, updates] = await client(h.connect().client, async (ctx, updates) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [] })
+      await ctx.request("session/set_mode", { sessionId, modeId: "read-only" })
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan" }] })
+      return [sessionId, [...updates]] as const
+    }, asked)
+    expect(asked).toEqual(["Leave read-only mode and carry out the plan"])
+    expect(updates.filter((u) => u.sessionUpdate === "current_mode_update" || u.sessionUpdate === "tool_call").map((u) =>
+      u.sessionUpdate === "tool_call" ? `${u.sessionUpdate} ${u.kind}` : `${u.sessionUpdate} ${"currentModeId" in u ? u.currentModeId : ""}`
+    )).toEqual([
+      "current_mode_update read-only",
+      "tool_call switch_mode",
+      "current_mode_update ask",
+    ])
+    const loaded = await client(h.connect().client, (ctx) => ctx.request("session/load", { sessionId, cwd: h.cwd, mcpServers: [] }))
+    expect(loaded.modes?.currentModeId).toBe("ask")
+  })
+
   it("refuses a mode it does not offer, naming the ones it does", async () => {
     const h = start([])
     const error = await client(h.connect().client, async (ctx) => {

@@ -13,6 +13,7 @@ import { openDirectory, openForReading } from "./internal/inside.js"
 import * as Sandbox from "./internal/sandbox.js"
 import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
+import * as PlanExit from "./PlanExit.js"
 import * as Tools from "./Tools.js"
 
 export interface Options {
@@ -220,6 +221,7 @@ export const tools = (options: Options = {}): ReadonlyArray<Tools.Tool> => [
   editFile(options),
   writeFile(options),
   runCommandTool(options),
+  PlanExit.tool(),
 ]
 
 export const layer = (options: Options = {}): Layer.Layer<Tools.Tools> => Tools.layer(tools(options))

@@ -13,7 +13,8 @@ export interface Request {
   readonly sessionId: SessionId
   readonly callId: string
   readonly tool: string
-  readonly kind: "write" | "command"
+  /** `mode`: the call changes the session's mode (`exit_plan_mode`); the user is always asked. */
+  readonly kind: "write" | "command" | "mode"
   /** One line to show, e.g. `Write src/a.ts` or `Run npm test`. */
   readonly title: string
   /** The call's decoded arguments. */
@@ -25,6 +26,7 @@ export interface Request {
  * call to the permission service (it asks, or answers by its own standing).
  */
 export const byMode = (mode: SessionLog.Mode, kind: Request["kind"]): Decision | undefined => {
+  if (kind === "mode") return undefined
   switch (mode) {
     case "ask":
       return undefined

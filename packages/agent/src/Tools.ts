@@ -25,13 +25,23 @@ export interface ToolContext {
 
 /** What a call needs the user's consent for; reads need none. */
 export interface PermissionNeed {
-  readonly kind: "write" | "command"
+  readonly kind: "write" | "command" | "mode"
   /** One line the user is asked about, e.g. `Write src/a.ts`: the call's display title. */
   readonly title: string
 }
 
 /** What a call does, for icons and grouping (the Agent Client Protocol's tool kinds). */
-export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other"
+export type ToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "switch_mode"
+  | "other"
 
 /** How one call shows to a person. */
 export interface Display {

@@ -76,4 +76,50 @@ describe("session modes", () => {
       // No system prompt is added outside read-only.
       expect((yield* h.requests).map((r) => r.system)).toEqual([undefined, undefined, undefined, undefined])
     }))
+
+  it.scopedLive("the model proposes to leave read-only mode: the user is asked, and once allowed the turn goes on in ask mode", () =>
+    Effect.gen(function*() {
+      const h = yield* setup([
+        [
+          ...C.toolCall(0, "call_exit", "exit_plan_mode", JSON.stringify({ plan: "Write a.txt." })),
+          ...C.toolCall(1, "call_w", "write_file", JSON.stringify({ path: "a.txt", content: "new" })),
+          C.toolCalls(),
+        ],
+        C.reply("Done."),
+      ])
+      yield* h.loop.setMode(h.id, "read-only")
+      yield* h.prompt("plan, then do it")
+      expect(h.questions.map((q) => [q.tool, q.kind])).toEqual([["exit_plan_mode", "mode"], ["write_file", "write"]])
+      expect(fs.readFileSync(path.join(h.cwd, "a.txt"), "utf8")).toBe("new")
+      const events = yield* h.events()
+      const tail = events.filter((e) => e.type === "session/mode" || e.type === "tool/result").map((e) =>
+        e.type === "session/mode" ? `mode ${e.data.mode}` : "result"
+      )
+      expect(tail).toEqual(["mode read-only", "mode ask", "result", "result"])
+      // Offered while read-only, not once the plan was approved.
+      const offered = (yield* h.requests).map((r) => (r.tools ?? []).some((t) => t.name === "exit_plan_mode"))
+      expect(offered).toEqual([true, false])
+    }))
+
+  it.scopedLive("a rejected plan keeps the session read-only; outside read-only the tool is neither offered nor run", () =>
+    Effect.gen(function*() {
+      const exit = [...C.toolCall(0, "call_exit", "exit_plan_mode", JSON.stringify({ plan: "p" })), C.toolCalls()]
+      const h = yield* setup([exit, C.reply("Still planning."), exit, C.reply("Ok.")], {
+        permissions: () => Effect.succeed("deny"),
+      })
+      yield* h.loop.setMode(h.id, "read-only")
+      yield* h.prompt("plan")
+      yield* h.loop.setMode(h.id, "auto-edit")
+      yield* h.prompt("again")
+      expect(resultsOf(yield* h.events())).toEqual([
+        { content: "permission denied: Leave read-only mode and carry out the plan", code: "PERMISSION_DENIED" },
+        {
+          content: "exit_plan_mode failed: the session is in auto-edit mode, not read-only: there is no plan mode to leave",
+          code: "TOOL_FAILED",
+        },
+      ])
+      expect(h.questions.map((q) => q.tool)).toEqual(["exit_plan_mode"])
+      const offered = (yield* h.requests).map((r) => (r.tools ?? []).some((t) => t.name === "exit_plan_mode"))
+      expect(offered).toEqual([true, true, false, false])
+    }))
 })

@@ -33,7 +33,15 @@ const setup = (options: Builtins.Options = {}) => {
 describe("tool specs", () => {
   it("describes the built-ins to the model as JSON Schema, in order", () => {
     const { tools } = setup()
-    expect(tools.specs.map((s) => s.name)).toEqual(["read_file", "list_files", "edit_file", "write_file", "run_command"])
+    // exit_plan_mode is in the registry; a request offers it only in read-only mode (see Modes.test.ts).
+    expect(tools.specs.map((s) => s.name)).toEqual([
+      "read_file",
+      "list_files",
+      "edit_file",
+      "write_file",
+      "run_command",
+      "exit_plan_mode",
+    ])
     expect(tools.specs[3]!.parameters).toEqual({
       type: "object",
       required: ["path", "content"],

@@ -7,10 +7,11 @@
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import { Effect, Stream } from "effect"
-import type { AgentLoop } from "@turnlog/agent"
+import { type AgentLoop, PlanExit } from "@turnlog/agent"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
+import * as Modes from "../Modes.js"
 import * as Updates from "../Updates.js"
 
 export interface Deps {
@@ -47,7 +48,11 @@ export const make = (deps: Deps) =>
         }
         const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
         const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown, calls)
-        return shown === undefined ? Effect.succeed(next) : Effect.as(deps.notify(client, id, shown), next)
+        // The user approved the model's plan: the session has left read-only mode.
+        const left = update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError
+          ? deps.notify(client, id, Modes.update(PlanExit.TARGET))
+          : Effect.void
+        return Effect.as(Effect.zipRight(shown === undefined ? Effect.void : deps.notify(client, id, shown), left), next)
       }),
     )),
     Effect.tap(() => deps.saveRules(id)),
