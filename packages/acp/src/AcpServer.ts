@@ -13,7 +13,7 @@ import * as acp from "@agentclientprotocol/sdk"
 import { Duration, Effect, Either, Exit, Option, Runtime } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
-import { SessionId } from "@turnlog/protocol"
+import { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
@@ -31,6 +31,7 @@ import * as Titles from "./internal/Titles.js"
 import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
+import * as Modes from "./Modes.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
 import { PermissionBridge } from "./PermissionBridge.js"
@@ -53,8 +54,12 @@ export const make = (options: Options) =>
     const models = options.models ?? []
     // A session's model when it is not the default, by session id.
     const chosenModel = new Map<string, string>()
-    const configOptions = (id: string) =>
-      models.length === 0 ? {} : { configOptions: ModelOption.options(models, chosenModel.get(id) ?? models[0]!) }
+    const configOptions = (id: string) => {
+      const current = chosenModel.get(id) ?? models[0]!
+      return models.length === 0
+        ? {}
+        : { configOptions: ModelOption.options(models, current), models: ModelOption.modelState(models, current) }
+    }
     const mcp = yield* Effect.serviceOption(McpServers.McpServers)
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? stderrLog
@@ -125,6 +130,24 @@ export const make = (options: Options) =>
         },
       })
 
+      /** Switches the session to one of the configured models; answers the model chosen. */
+      const switchModel = async (id: string, value: unknown): Promise<string> => {
+        if (!sessions.has(id)) throw Errors.unknownSession(id)
+        if (typeof value !== "string" || !models.includes(value)) {
+          throw Errors.invalidParams(`model ${JSON.stringify(value)} is not one offered (${models.join(", ")})`)
+        }
+        if (inFlight.has(id)) throw Errors.busy(id)
+        // The loop takes a session's model when it opens it: opened again, on the chosen route
+        // (one let go is opened on it by its next prompt).
+        await lifetime.using(id, async () => {
+          if (lifetime.isReleased(id)) return
+          await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+        })
+        if (value === models[0]) chosenModel.delete(id)
+        else chosenModel.set(id, value)
+        return value
+      }
+
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
@@ -145,36 +168,44 @@ export const make = (options: Options) =>
           })
           chosenModel.delete(id)
           advertise(client, id)
-          return { sessionId: id, ...configOptions(id) }
+          return { sessionId: id, modes: Modes.state(SessionLog.DEFAULT_MODE), ...configOptions(id) }
         })
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
-          await open(client, params, true)
-          return configOptions(params.sessionId)
+          const mode = await open(client, params, true)
+          return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
         .onRequest(acp.methods.agent.session.resume, async ({ client, params }) => {
-          await open(client, params, false)
-          return configOptions(params.sessionId)
+          const mode = await open(client, params, false)
+          return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
         .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
-          const id = params.sessionId
-          if (!sessions.has(id)) throw Errors.unknownSession(id)
           if (params.configId !== ModelOption.ID || models.length === 0) {
+            if (!sessions.has(params.sessionId)) throw Errors.unknownSession(params.sessionId)
             throw Errors.invalidParams(`unknown config option "${params.configId}"`)
           }
-          const value = params.value
-          if (typeof value !== "string" || !models.includes(value)) {
-            throw Errors.invalidParams(`model ${JSON.stringify(value)} is not one offered (${models.join(", ")})`)
+          const value = await switchModel(params.sessionId, params.value)
+          return { configOptions: ModelOption.options(models, value) }
+        })
+        // The older way some clients still choose a model (`models` in the session answers).
+        .onRequest(ModelOption.SET_MODEL, ModelOption.parseSetModel, async ({ params }) => {
+          await switchModel(params.sessionId, params.modelId)
+          return {}
+        })
+        .onRequest(acp.methods.agent.session.setMode, async ({ client, params }) => {
+          const id = params.sessionId
+          if (!sessions.has(id)) throw Errors.unknownSession(id)
+          const mode = Modes.parse(params.modeId)
+          if (mode === undefined) {
+            throw Errors.invalidParams(`mode ${JSON.stringify(params.modeId)} is not one offered (${Modes.available.map((m) => m.id).join(", ")})`)
           }
           if (inFlight.has(id)) throw Errors.busy(id)
-          // The loop takes a session's model when it opens it: opened again, on the chosen route
-          // (one let go is opened on it by its next prompt).
+          // Written to the log between turns, by the process that holds the session.
           await lifetime.using(id, async () => {
-            if (lifetime.isReleased(id)) return
-            await run(loop.load(SessionId.make(id), { model: value }).pipe(Effect.mapError(Errors.fromAgentError)))
+            await lifetime.ensureOpen(client, id)
+            await run(loop.setMode(SessionId.make(id), mode).pipe(Effect.mapError(Errors.fromAgentError)))
           })
-          if (value === models[0]) chosenModel.delete(id)
-          else chosenModel.set(id, value)
-          return { configOptions: ModelOption.options(models, value) }
+          await client.notify("session/update", { sessionId: id, update: Modes.update(mode) })
+          return {}
         })
         .onRequest(acp.methods.agent.session.list, async ({ params }) => {
           const listed = await run(

@@ -14,7 +14,7 @@ export interface PermissionQuestion {
   readonly sessionId: string
   readonly callId: string
   readonly tool: string
-  readonly kind: "write" | "command"
+  readonly kind: "write" | "command" | "mode"
   readonly title: string
   readonly input: unknown
 }
@@ -51,7 +51,8 @@ export interface Service {
 
 export class PermissionBridge extends Context.Tag("@turnlog/acp/PermissionBridge")<PermissionBridge, Service>() {}
 
-const kindOf = (question: PermissionQuestion): acp.ToolKind => (question.kind === "write" ? "edit" : "execute")
+const kindOf = (question: PermissionQuestion): acp.ToolKind =>
+  question.kind === "write" ? "edit" : question.kind === "mode" ? "switch_mode" : "execute"
 
 /** Without the server's description: the question's own words. */
 const plain: Describe = (question) => ({

@@ -30,7 +30,8 @@ export interface Call {
  */
 export const describe = (view: View, toolCallId: string, call: Call): acp.ToolCall => {
   const display = view.tools.display(call)
-  const locations = display.paths.map((path) => ({ path: isAbsolute(path) ? path : resolve(view.cwd, path) }))
+  const locations = display.paths.map((path) => ({ path: absolute(view, path) }))
+  const diffs = diffsOf(view, display)
   return {
     toolCallId,
     title: display.title,
@@ -38,8 +39,26 @@ export const describe = (view: View, toolCallId: string, call: Call): acp.ToolCa
     name: call.name,
     rawInput: display.input,
     ...(locations.length === 0 ? {} : { locations }),
+    ...(diffs.length === 0 ? {} : { content: diffs }),
   }
 }
+
+const absolute = (view: View, path: string) => (isAbsolute(path) ? path : resolve(view.cwd, path))
+
+/** The file changes a call asks for, as `diff` content (a whole file written has no old text). */
+const diffsOf = (view: View, display: Tools.Display): Array<acp.ToolCallContent> =>
+  (display.changes ?? []).map((change) => ({
+    type: "diff",
+    path: absolute(view, change.path),
+    ...(change.oldText === undefined ? {} : { oldText: change.oldText }),
+    newText: change.newText,
+  }))
+
+/** A finished call's content: the changes it asked for, then its result as the model saw it. */
+const resultContent = (view: View, call: Call | undefined, text: string): Array<acp.ToolCallContent> => [
+  ...(call === undefined ? [] : diffsOf(view, view.tools.display(call))),
+  textContent(text),
+]
 
 export const toolCall = (
   view: View,
@@ -51,13 +70,22 @@ export const toolCall = (
   sessionUpdate: "tool_call",
   ...describe(view, toolCallId, call),
   status,
-  ...(result === undefined ? {} : { content: [textContent(result.content)] }),
+  ...(result === undefined ? {} : { content: resultContent(view, call, result.content) }),
 })
 
 const textContent = (text: string): acp.ToolCallContent => ({ type: "content", content: { type: "text", text } })
 
-/** The `session/update` a live update becomes, if the editor shows it at all. */
-export const fromAgentUpdate = (update: AgentLoop.AgentUpdate, view: View, ids: Counter): acp.SessionUpdate | undefined => {
+/**
+ * The `session/update` a live update becomes, if the editor shows it at all.
+ * `calls` are the turn's calls so far, by provider id: a result shows the
+ * changes its call asked for, as the call did.
+ */
+export const fromAgentUpdate = (
+  update: AgentLoop.AgentUpdate,
+  view: View,
+  ids: Counter,
+  calls: Map<string, Call> = new Map(),
+): acp.SessionUpdate | undefined => {
   switch (update.type) {
     case "text-delta":
       return update.text === "" ? undefined : {
@@ -70,6 +98,7 @@ export const fromAgentUpdate = (update: AgentLoop.AgentUpdate, view: View, ids: 
         content: { type: "text", text: update.text },
       }
     case "tool-call":
+      calls.set(update.callId, update)
       return toolCall(view, ids.next(update.callId), update, "pending")
     case "tool-running":
       return { sessionUpdate: "tool_call_update", toolCallId: ids.latest(update.callId), status: "in_progress" }
@@ -78,7 +107,7 @@ export const fromAgentUpdate = (update: AgentLoop.AgentUpdate, view: View, ids: 
         sessionUpdate: "tool_call_update",
         toolCallId: ids.latest(update.callId),
         status: update.isError ? "failed" : "completed",
-        content: [textContent(update.content)],
+        content: resultContent(view, calls.get(update.callId), update.content),
       }
     case "retry":
       // Shown as a thought: the editor sees why nothing streams for a while.
@@ -148,6 +177,14 @@ export const promptResponse = (
   }
   return response
 }
+
+/** How full the context is and what the session cost: the `usage_update` sent after each turn. */
+export const usageUpdate = (usage: AgentLoop.ContextUsage): acp.SessionUpdate => ({
+  sessionUpdate: "usage_update",
+  used: usage.used,
+  size: usage.size,
+  ...(usage.costUsd === undefined ? {} : { cost: { amount: usage.costUsd, currency: "USD" } }),
+})
 
 /** A session's title as the store would give it, from its first prompt. */
 export const titleOf = (content: ReadonlyArray<TextBlock>): string =>

@@ -8,7 +8,7 @@ import type { AgentLoop } from "@turnlog/agent"
 import { SessionId, type SessionLog } from "@turnlog/protocol"
 import { Memory, type SessionStore } from "@turnlog/store"
 import { Builtins } from "@turnlog/agent"
-import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
+import { AcpServer, CallIds, Modes, PermissionBridge } from "@turnlog/acp"
 import * as FakeLoop from "./fakeLoop.js"
 import { makeWire, type Wire } from "./wire.js"
 
@@ -357,6 +357,7 @@ describe("session/prompt", () => {
           kind: "edit",
           name: "write_file",
           locations: [{ path: join(PROJECT, "out.txt") }],
+          content: [{ type: "diff", path: join(PROJECT, "out.txt"), newText: "x" }],
           status: "pending",
           rawInput: { path: "out.txt", content: "x" },
         },
@@ -535,7 +536,7 @@ describe("bad input on the wire", () => {
         id: 8,
         error: { code: -32601, message: '"Method not found": session/fly', data: { method: "session/fly" } },
       },
-      { jsonrpc: "2.0", id: 9, result: { sessionId: "session-1" } },
+      { jsonrpc: "2.0", id: 9, result: { sessionId: "session-1", modes: { currentModeId: "ask", availableModes: Modes.available } } },
     ])
   })
 })

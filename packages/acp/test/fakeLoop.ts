@@ -21,6 +21,8 @@ export type Turn = (context: TurnContext) => Stream.Stream<AgentLoop.AgentUpdate
 export interface Fake {
   readonly prompts: Ref.Ref<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>
   readonly layer: Layer.Layer<AgentLoop.AgentLoop, never, Permissions.Permissions>
+  /** The modes set, in order. */
+  readonly modes: Ref.Ref<ReadonlyArray<{ readonly sessionId: string; readonly mode: string }>>
 }
 
 export const make = (
@@ -29,6 +31,7 @@ export const make = (
 ) =>
   Effect.gen(function*() {
     const prompts = yield* Ref.make<ReadonlyArray<{ readonly sessionId: string; readonly content: unknown }>>([])
+    const modes = yield* Ref.make<ReadonlyArray<{ readonly sessionId: string; readonly mode: string }>>([])
     const layer = Layer.effect(
       AgentLoop.AgentLoop,
       Effect.gen(function*() {
@@ -62,6 +65,8 @@ export const make = (
               return turn(context).pipe(Stream.ensuring(Effect.sync(() => running.delete(id))))
             })),
           release: () => Effect.succeed(undefined),
+          contextUsage: () => Effect.succeed(undefined),
+          setMode: (id, mode) => Ref.update(modes, (all) => [...all, { sessionId: id, mode }]),
           cancel: (id) => Effect.suspend(() => {
             const d = running.get(id)
             return d === undefined ? Effect.void : Deferred.succeed(d, undefined)
@@ -69,5 +74,5 @@ export const make = (
         })
       }),
     )
-    return { prompts, layer } satisfies Fake
+    return { prompts, layer, modes } satisfies Fake
   })

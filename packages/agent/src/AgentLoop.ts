@@ -16,10 +16,11 @@
 import * as path from "node:path"
 import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import type { ContentBlock, SessionId, SessionLog } from "@turnlog/protocol"
+import { type ContentBlock, type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
+import * as ContextUsage from "./internal/ContextUsage.js"
 import * as Journal from "./internal/Journal.js"
 import { type Config, parseModel, turnConfig } from "./internal/LoopConfig.js"
 import {
@@ -38,6 +39,7 @@ import * as SystemPrompt from "./SystemPrompt.js"
 import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
+export type { ContextUsage } from "./internal/ContextUsage.js"
 export { type CompactionSetting, type Config, parseModel } from "./internal/LoopConfig.js"
 export {
   type AgentError,
@@ -75,6 +77,20 @@ export interface Service {
    * are written between turns. Refused while a turn runs.
    */
   readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
+  /**
+   * Sets the session's mode (how much its tools may do without asking): a
+   * `session/mode` event, flushed, read by the next tool call and request.
+   * Written between turns: refused while a turn runs. Setting the mode it
+   * already has writes nothing.
+   */
+  readonly setMode: (id: SessionId, mode: SessionLog.Mode) => Effect.Effect<void, AgentError>
+  /**
+   * How full the session's context is after its latest answer, against the
+   * window of the model it talks to, and what its answers cost where their
+   * models have prices. Undefined when the session is not held or the adapter
+   * knows no window for its model.
+   */
+  readonly contextUsage: (id: SessionId) => Effect.Effect<ContextUsage.ContextUsage | undefined>
   /** Cancels the turn in flight, if any; the prompt's stream ends with `turn-end {cancelled}`. */
   readonly cancel: (id: SessionId) => Effect.Effect<void>
   /**
@@ -262,6 +278,30 @@ export const make = (config: Config) =>
         )
       })
 
+    const setMode: Service["setMode"] = (id, mode) =>
+      Effect.flatMap(begin(id), ({ session, turn }) => {
+        const writer = Journal.writer(store, session.journal)
+        return Journal.history(session.journal).pipe(
+          Effect.flatMap((events) =>
+            SessionLog.modeOf(events) === mode
+              ? Effect.void
+              : Effect.zipRight(writer.log([{ type: "session/mode", data: { mode } }]), writer.flush)
+          ),
+          Effect.ensuring(finished(id, turn)),
+        )
+      })
+
+    const contextUsage: Service["contextUsage"] = (id) =>
+      Effect.flatMap(SynchronizedRef.get(table), (t) => {
+        const held = HashMap.get(t.sessions, id)
+        if (Option.isNone(held) || adapter.modelInfo === undefined) return Effect.succeed(undefined)
+        const infoOf = adapter.modelInfo
+        const { provider, model } = held.value.journal.route
+        const info = infoOf(provider, model)
+        if (info === undefined) return Effect.succeed(undefined)
+        return Effect.map(Journal.history(held.value.journal), (events) => ContextUsage.of(events, info, infoOf))
+      })
+
     const cancel: Service["cancel"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const turn = Option.flatMap(HashMap.get(t.sessions, id), (session) => session.turn)
@@ -286,6 +326,8 @@ export const make = (config: Config) =>
       load: (id, options) => Effect.mapError(load(id, options), oneSentence),
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
       compact: (id) => Effect.mapError(compact(id), oneSentence),
+      setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
+      contextUsage,
       cancel,
       release: (id) => Effect.mapError(release(id), oneSentence),
     } satisfies Service

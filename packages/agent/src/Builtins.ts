@@ -13,6 +13,7 @@ import { openDirectory, openForReading } from "./internal/inside.js"
 import * as Sandbox from "./internal/sandbox.js"
 import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
+import * as PlanExit from "./PlanExit.js"
 import * as Tools from "./Tools.js"
 
 export interface Options {
@@ -114,7 +115,12 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
     description: "Write a UTF-8 text file in the working directory, creating missing directories; replaces the file.",
     parameters: Schema.Struct({ path: PathArg, content: Schema.String }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
-    display: { kind: "edit", title: (args) => `Write ${args.path}`, paths: (args) => [args.path] },
+    display: {
+      kind: "edit",
+      title: (args) => `Write ${args.path}`,
+      paths: (args) => [args.path],
+      changes: (args) => [{ path: args.path, newText: args.content }],
+    },
     prepare: (args, context) =>
       Effect.map(confine("write_file", context.cwd, args.path), (target) => ({
         permission: { kind: "write" as const },
@@ -215,6 +221,7 @@ export const tools = (options: Options = {}): ReadonlyArray<Tools.Tool> => [
   editFile(options),
   writeFile(options),
   runCommandTool(options),
+  PlanExit.tool(),
 ]
 
 export const layer = (options: Options = {}): Layer.Layer<Tools.Tools> => Tools.layer(tools(options))

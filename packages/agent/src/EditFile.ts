@@ -85,7 +85,12 @@ export const editFile = (options: Options = {}): Tools.Tool =>
       ),
     }),
     timeoutMs: options.fileTimeoutMs ?? 30_000,
-    display: { kind: "edit", title: (args) => `Edit ${args.path}`, paths: (args) => [args.path] },
+    display: {
+      kind: "edit",
+      title: (args) => `Edit ${args.path}`,
+      paths: (args) => [args.path],
+      changes: (args) => [{ path: args.path, oldText: args.old_text, newText: args.new_text }],
+    },
     prepare: (args, context) =>
       Effect.map(confine("edit_file", context.cwd, args.path), (target) => ({
         permission: { kind: "write" as const },

@@ -5,7 +5,7 @@
  * answers through `layerAsk` by asking the editor.
  */
 import { Context, Effect, Layer } from "effect"
-import type { SessionId } from "@turnlog/protocol"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 
 export type Decision = "allow" | "deny"
 
@@ -13,11 +13,36 @@ export interface Request {
   readonly sessionId: SessionId
   readonly callId: string
   readonly tool: string
-  readonly kind: "write" | "command"
+  /** `mode`: the call changes the session's mode (`exit_plan_mode`); the user is always asked. */
+  readonly kind: "write" | "command" | "mode"
   /** One line to show, e.g. `Write src/a.ts` or `Run npm test`. */
   readonly title: string
   /** The call's decoded arguments. */
   readonly input: unknown
+}
+
+/**
+ * What a session's mode decides without asking anyone: `undefined` leaves the
+ * call to the permission service (it asks, or answers by its own standing).
+ */
+export const byMode = (mode: SessionLog.Mode, kind: Request["kind"]): Decision | undefined => {
+  if (kind === "mode") return undefined
+  switch (mode) {
+    case "ask":
+      return undefined
+    case "read-only":
+      return "deny"
+    case "auto-edit":
+      return kind === "write" ? "allow" : undefined
+    case "full-access":
+      return "allow"
+  }
+}
+
+/** The decision for a call in a session of `mode`: the mode's when it has one, else the service's. */
+export const decideIn = (service: Service, mode: SessionLog.Mode, request: Request): Effect.Effect<Decision> => {
+  const preset = byMode(mode, request.kind)
+  return preset === undefined ? service.decide(request) : Effect.succeed(preset)
 }
 
 export interface Service {

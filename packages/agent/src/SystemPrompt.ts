@@ -20,6 +20,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Clock, Context, Effect, Layer } from "effect"
 import type { LlmAdapter } from "@turnlog/llm"
+import type { SessionLog } from "@turnlog/protocol"
 
 /** A piece of the prompt and where it came from ("default", "config:appendSystem", an absolute file path). */
 export interface Part {
@@ -212,6 +213,24 @@ export const make = (options: Options = {}): Service => ({
 })
 
 export const layer = (options: Options = {}): Layer.Layer<SystemPrompt> => Layer.succeed(SystemPrompt, make(options))
+
+/** What a read-only session's model is told, after everything else (recorded as `mode:read-only`). */
+export const READ_ONLY_TEXT = [
+  "# Mode: read-only",
+  "",
+  "This session is in read-only mode: files are not written or edited and commands are not run (such calls are refused without asking the user).",
+  "Read and list files to understand the task, then answer with a plan: the changes you would make, file by file, and how you would check them.",
+  "The user switches the mode when the plan should be carried out.",
+].join("\n")
+
+/** The prompt a session of `mode` is sent: read-only adds what the model must know; the others change nothing. */
+export const forMode = (prompt: Prompt | undefined, mode: SessionLog.Mode): Prompt | undefined => {
+  if (mode !== "read-only") return prompt
+  const part = { text: READ_ONLY_TEXT, source: "mode:read-only" }
+  return prompt === undefined || prompt.text === ""
+    ? { text: part.text, sources: [part.source] }
+    : { text: `${prompt.text}\n\n${part.text}`, sources: [...prompt.sources, part.source] }
+}
 
 /** Always the same text (a library's fixed prompt), recorded with `source`. */
 export const fixed = (text: string, source = "config:system"): Service => ({

@@ -37,10 +37,12 @@ export class PathOutsideCwd extends Data.TaggedError("PathOutsideCwd")<{
 export class PermissionDenied extends Data.TaggedError("PermissionDenied")<{
   readonly tool: string
   readonly title: string
+  /** Why, when no one was asked (the session's mode). */
+  readonly because?: string
 }> {
   readonly code = "PERMISSION_DENIED"
   override get message() {
-    return `permission denied: ${this.title}`
+    return `permission denied: ${this.title}${this.because === undefined ? "" : ` (${this.because})`}`
   }
 }
 

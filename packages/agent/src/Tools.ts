@@ -25,13 +25,23 @@ export interface ToolContext {
 
 /** What a call needs the user's consent for; reads need none. */
 export interface PermissionNeed {
-  readonly kind: "write" | "command"
+  readonly kind: "write" | "command" | "mode"
   /** One line the user is asked about, e.g. `Write src/a.ts`: the call's display title. */
   readonly title: string
 }
 
 /** What a call does, for icons and grouping (the Agent Client Protocol's tool kinds). */
-export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other"
+export type ToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "switch_mode"
+  | "other"
 
 /** How one call shows to a person. */
 export interface Display {
@@ -42,6 +52,21 @@ export interface Display {
   readonly paths: ReadonlyArray<string>
   /** The arguments parsed from their JSON, or the raw string when it is not JSON. */
   readonly input: unknown
+  /** The text changes the call asks for, when it writes files: what an editor shows as a diff. */
+  readonly changes?: ReadonlyArray<Change>
+}
+
+/**
+ * One change to a file's text as the call's arguments give it: `oldText` is
+ * the passage replaced (absent: the whole file is written), `newText` what
+ * takes its place. Derived from the arguments alone, so a call replayed from
+ * the log shows as it showed live.
+ */
+export interface Change {
+  /** As the model gave it (relative to the session's cwd or absolute). */
+  readonly path: string
+  readonly oldText?: string
+  readonly newText: string
 }
 
 /** How a tool's calls show, from their decoded arguments. */
@@ -49,6 +74,7 @@ export interface DisplaySpec<A> {
   readonly kind: ToolKind
   readonly title: (args: A) => string
   readonly paths?: (args: A) => ReadonlyArray<string>
+  readonly changes?: (args: A) => ReadonlyArray<Change>
 }
 
 /** A call whose arguments were decoded and checked, ready to ask and run. */
@@ -128,6 +154,7 @@ export const define = <A, I>(definition: Definition<A, I>): Tool => {
     title: definition.display.title(args),
     paths: definition.display.paths?.(args) ?? [],
     input,
+    ...(definition.display.changes === undefined ? {} : { changes: definition.display.changes(args) }),
   })
   return {
     spec: {

@@ -1,6 +1,7 @@
 export * as AgentLoop from "./AgentLoop.js"
 export * as Builtins from "./Builtins.js"
 export * as Permissions from "./Permissions.js"
+export * as PlanExit from "./PlanExit.js"
 export * as ToolError from "./ToolError.js"
 export * as Tools from "./Tools.js"
 export * as SystemPrompt from "./SystemPrompt.js"

@@ -33,7 +33,15 @@ const setup = (options: Builtins.Options = {}) => {
 describe("tool specs", () => {
   it("describes the built-ins to the model as JSON Schema, in order", () => {
     const { tools } = setup()
-    expect(tools.specs.map((s) => s.name)).toEqual(["read_file", "list_files", "edit_file", "write_file", "run_command"])
+    // exit_plan_mode is in the registry; a request offers it only in read-only mode (see Modes.test.ts).
+    expect(tools.specs.map((s) => s.name)).toEqual([
+      "read_file",
+      "list_files",
+      "edit_file",
+      "write_file",
+      "run_command",
+      "exit_plan_mode",
+    ])
     expect(tools.specs[3]!.parameters).toEqual({
       type: "object",
       required: ["path", "content"],
@@ -241,6 +249,14 @@ describe("display", () => {
       title: "Write out.txt",
       paths: ["out.txt"],
       input: { path: "out.txt", content: "x" },
+      changes: [{ path: "out.txt", newText: "x" }],
+    })
+    expect(shown("edit_file", `{"path":"a.ts","old_text":"let a","new_text":"const a"}`)).toEqual({
+      kind: "edit",
+      title: "Edit a.ts",
+      paths: ["a.ts"],
+      input: { path: "a.ts", old_text: "let a", new_text: "const a" },
+      changes: [{ path: "a.ts", oldText: "let a", newText: "const a" }],
     })
     expect(shown("run_command", `{"command":"ls -la"}`)).toEqual({
       kind: "execute",

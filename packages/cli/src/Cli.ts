@@ -81,6 +81,10 @@ const runCommand = Command.make("run", {
     Options.optional,
   ),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
+  mode: Options.choice("mode", ["ask", "read-only", "auto-edit", "full-access"]).pipe(
+    Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
+    Options.optional,
+  ),
   // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
   prompt: Args.text({ name: "prompt" }).pipe(
     Args.withDescription("the prompt; - (or none, with input piped) reads it from stdin; piped input goes after a prompt, fenced"),

@@ -125,6 +125,7 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
       }
       case "replay/degrade":
       case "permission/rule":
+      case "session/mode":
         break
       case "assistant/chunk":
       case "assistant/chunks":

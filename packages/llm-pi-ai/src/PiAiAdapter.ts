@@ -12,10 +12,10 @@
  * new since the previous one, and a degraded message is reported once
  * (`internal/SessionHistory.ts`).
  */
-import { type AssistantMessage, type Context, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
+import { type AssistantMessage, type Context, type ModelCost, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
 import { clampMaxTokensToContext } from "@earendil-works/pi-ai/api/simple-options"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
-import { LlmAdapter, type LlmRequest, type Service } from "@turnlog/llm/LlmAdapter"
+import { LlmAdapter, type LlmRequest, type ModelInfo, type ModelPrices, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
 import type { Failure, SessionId, StreamChunk } from "@turnlog/protocol"
 import * as EventSource from "./internal/EventSource.js"
@@ -169,11 +169,24 @@ export const make = (config: unknown, options: Options = {}) =>
         ),
       )
 
-    const modelInfo = (provider: string, model: string) => {
+    // A catalog entry without prices has every rate 0: no cost is claimed for it.
+    const prices = (cost: ModelCost | undefined): ModelPrices | undefined => {
+      if (cost === undefined || !(cost.input > 0 || cost.output > 0 || cost.cacheRead > 0 || cost.cacheWrite > 0)) return undefined
+      const rates = { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite }
+      return cost.tiers === undefined || cost.tiers.length === 0 ? rates : { ...rates, tiers: cost.tiers }
+    }
+
+    const withPrices = (cost: ModelPrices | undefined) => (cost === undefined ? {} : { cost })
+
+    const modelInfo = (provider: string, model: string): ModelInfo | undefined => {
       const route = router.resolve(provider, model)
       return Either.isLeft(route)
         ? undefined
-        : { contextWindow: route.right.model.contextWindow, maxTokens: route.right.model.maxTokens }
+        : {
+          contextWindow: route.right.model.contextWindow,
+          maxTokens: route.right.model.maxTokens,
+          ...withPrices(prices(route.right.model.cost)),
+        }
     }
 
     /**

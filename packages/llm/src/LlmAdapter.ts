@@ -45,6 +45,20 @@ export interface ModelInfo {
   readonly contextWindow: number
   /** The model's own output limit. */
   readonly maxTokens: number
+  /** Prices in US dollars per million tokens, when the model entry has them. */
+  readonly cost?: ModelPrices
+}
+
+/** Per million tokens; a tier's rates apply when a request's input is above its threshold. */
+export interface Rates {
+  readonly input: number
+  readonly output: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+}
+
+export interface ModelPrices extends Rates {
+  readonly tiers?: ReadonlyArray<Rates & { readonly inputTokensAbove: number }>
 }
 
 export interface Service {

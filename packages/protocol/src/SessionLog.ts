@@ -70,6 +70,25 @@ export const SystemRecord = Schema.Struct({
 })
 export type SystemRecord = typeof SystemRecord.Type
 
+/**
+ * How much a session's tools may do without asking: `ask` asks before every
+ * write and command; `read-only` refuses both (the model is told it plans);
+ * `auto-edit` writes without asking and asks before commands; `full-access`
+ * never asks.
+ */
+export const Mode = Schema.Literal("ask", "read-only", "auto-edit", "full-access")
+export type Mode = typeof Mode.Type
+export const MODES: ReadonlyArray<Mode> = Mode.literals
+/** A session's mode until a `session/mode` event says otherwise. */
+export const DEFAULT_MODE: Mode = "ask"
+
+/** The session's mode as its log leaves it: the latest `session/mode`, else the default. */
+export const modeOf = (events: Iterable<SessionEvent>): Mode => {
+  let mode: Mode = DEFAULT_MODE
+  for (const event of events) if (event.type === "session/mode") mode = event.data.mode
+  return mode
+}
+
 /** The payload of each event type, keyed by type. */
 export const EventData = {
   "turn/start": Schema.Struct({}),
@@ -110,6 +129,8 @@ export const EventData = {
     tool: Schema.String,
     decision: Schema.Literal("allow", "deny"),
   }),
+  /** The session's mode from here on (see `Mode`); written between turns. */
+  "session/mode": Schema.Struct({ mode: Mode }),
   /**
    * The history before `firstKeptSeq` summarised, written and flushed before
    * the request it makes room for. Nothing is deleted: the request history
@@ -155,6 +176,7 @@ export const ToolCall = eventOf("tool/call")
 export const ToolResult = eventOf("tool/result")
 export const TurnEnd = eventOf("turn/end")
 export const PermissionRule = eventOf("permission/rule")
+export const SessionMode = eventOf("session/mode")
 export const ContextCompaction = eventOf("context/compaction")
 export const ReplayDegrade = eventOf("replay/degrade")
 
@@ -169,6 +191,7 @@ export const SessionEvent = Schema.Union(
   ToolResult,
   TurnEnd,
   PermissionRule,
+  SessionMode,
   ContextCompaction,
   ReplayDegrade,
 )

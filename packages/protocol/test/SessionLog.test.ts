@@ -8,6 +8,13 @@ const roundTrip = (line: string) => {
   return JSON.stringify(SessionLog.encodeEvent(decoded.right))
 }
 
+const decode = (line: string) => SessionLog.decodeEvent(JSON.parse(line))
+const decodeOk = (line: string) => {
+  const decoded = decode(line)
+  if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
+  return decoded.right
+}
+
 describe("SessionLog", () => {
   it("round-trips every event type byte for byte, replay state included", () => {
     const lines = [
@@ -28,6 +35,7 @@ describe("SessionLog", () => {
     const lines = [
       `{"seq":9,"time":"t","type":"request/start","data":{"provider":"anthropic","model":"claude","step":2,"purpose":"compaction"}}`,
       `{"seq":10,"time":"t","type":"context/compaction","data":{"summary":"The user asked for a\\nrefactor.","firstKeptSeq":4,"tokensBefore":15100,"tokensAfter":5200,"provider":"anthropic","model":"claude"}}`,
+      `{"seq":12,"time":"t","type":"session/mode","data":{"mode":"read-only"}}`,
       `{"seq":11,"time":"t","type":"replay/degrade","data":{"messageIds":["m2","m5"],"reason":"messages.1.content.0: Invalid \`signature\` in \`thinking\` block","provider":"anthropic","model":"claude"}}`,
     ]
     for (const line of lines) expect(roundTrip(line)).toBe(line)
@@ -42,9 +50,17 @@ describe("SessionLog", () => {
       "tool/result",
       "turn/end",
       "permission/rule",
+      "session/mode",
       "context/compaction",
       "replay/degrade",
     ])
+  })
+
+  it("refuses a mode it does not know, and reads a session's mode from its latest session/mode event", () => {
+    expect(Either.isLeft(decode(`{"seq":1,"time":"t","type":"session/mode","data":{"mode":"yolo"}}`))).toBe(true)
+    const mode = (m: string, seq: number) => decodeOk(`{"seq":${seq},"time":"t","type":"session/mode","data":{"mode":"${m}"}}`)
+    expect(SessionLog.modeOf([])).toBe("ask")
+    expect(SessionLog.modeOf([mode("read-only", 1), mode("full-access", 2)])).toBe("full-access")
   })
 
   it("decodes a request/start of an older log unchanged: no purpose is added", () => {

@@ -7,7 +7,7 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import { Effect } from "effect"
 import type { AgentLoop, Tools } from "@turnlog/agent"
-import { SessionId } from "@turnlog/protocol"
+import { SessionId, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
@@ -42,11 +42,12 @@ export interface Deps {
 
 export type Params = { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> }
 
-export const make = (deps: Deps) => async (client: acp.AgentContext, params: Params, replay: boolean): Promise<void> => {
+/** Opens the session; answers with its mode as its log leaves it. */
+export const make = (deps: Deps) => async (client: acp.AgentContext, params: Params, replay: boolean): Promise<SessionLog.Mode> => {
   const id = params.sessionId
   requireAbsolute(params.cwd)
   if (deps.inFlight.has(id)) throw Errors.busy(id)
-  await deps.lifetime.using(id, async () => {
+  return deps.lifetime.using(id, async () => {
     const servers = await deps.mcpServers.start(params.mcpServers ?? [], params.cwd)
     const loaded = await servers.use(
       (tools) => deps.run(deps.loop.load(SessionId.make(id), tools).pipe(Effect.mapError(Errors.fromAgentError))),
@@ -69,6 +70,7 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
     await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
     await deps.announce(client, id)
     deps.lifetime.opened(id, params.mcpServers ?? [], params.cwd)
+    return SessionLog.modeOf(loaded.events)
   })
 }
 

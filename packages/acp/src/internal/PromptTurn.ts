@@ -2,13 +2,16 @@
  * One prompt's turn as the client sees it: the loop's updates sent as
  * `session/update` notifications as they happen, then the answer — the stop
  * reason and the turn's usage, or the turn's failure as the JSON-RPC error.
+ * Before the answer, a `usage_update` says how full the context is against the
+ * model's window (when the model's window is known) and the session's cost.
  */
 import type * as acp from "@agentclientprotocol/sdk"
 import { Effect, Stream } from "effect"
-import type { AgentLoop } from "@turnlog/agent"
+import { type AgentLoop, PlanExit } from "@turnlog/agent"
 import { SessionId, type TextBlock } from "@turnlog/protocol"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
+import * as Modes from "../Modes.js"
 import * as Updates from "../Updates.js"
 
 export interface Deps {
@@ -30,7 +33,10 @@ export const make = (deps: Deps) =>
   view: Updates.View,
   content: ReadonlyArray<TextBlock>,
 ): Effect.Effect<acp.PromptResponse, acp.RequestError> =>
-  Effect.sync(() => deps.callIds.beginTurn(id)).pipe(
+{
+  // The turn's calls by provider id: a result's update shows what its call changes.
+  const calls = new Map<string, Updates.Call>()
+  return Effect.sync(() => deps.callIds.beginTurn(id)).pipe(
     Effect.zipRight(deps.sendTitle(client, id, Updates.titleOf(content))),
     Effect.zipRight(deps.loop.prompt(SessionId.make(id), content).pipe(
       Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
@@ -41,11 +47,20 @@ export const make = (deps: Deps) =>
           )
         }
         const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
-        const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown)
-        return shown === undefined ? Effect.succeed(next) : Effect.as(deps.notify(client, id, shown), next)
+        const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown, calls)
+        // The user approved the model's plan: the session has left read-only mode.
+        const left = update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError
+          ? deps.notify(client, id, Modes.update(PlanExit.TARGET))
+          : Effect.void
+        return Effect.as(Effect.zipRight(shown === undefined ? Effect.void : deps.notify(client, id, shown), left), next)
       }),
     )),
     Effect.tap(() => deps.saveRules(id)),
+    // After every turn, however it ended: how full the context is now, and what the session has cost.
+    Effect.tap(() =>
+      Effect.flatMap(deps.loop.contextUsage(SessionId.make(id)), (usage) =>
+        usage === undefined ? Effect.void : deps.notify(client, id, Updates.usageUpdate(usage)))
+    ),
     Effect.mapError(Errors.fromAgentError),
     Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
       const end = turn.end
@@ -57,3 +72,4 @@ export const make = (deps: Deps) =>
       return Effect.succeed(Updates.promptResponse(end.reason, turn.usage))
     }),
   )
+}

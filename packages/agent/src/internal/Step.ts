@@ -14,8 +14,9 @@ import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import { type Failure, FailureCode, type FinishReason, type MessageId, type SessionLog, type ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, FailureCode, type FinishReason, type MessageId, SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as PlanExit from "../PlanExit.js"
 import * as SystemPrompt from "../SystemPrompt.js"
 import * as AnswerLimit from "./AnswerLimit.js"
 import * as AnswerRoom from "./AnswerRoom.js"
@@ -71,11 +72,15 @@ const prepare = (
   force: boolean,
 ): Effect.Effect<Either.Either<Prepared, Failure>, StoreError.StoreError> =>
   Effect.gen(function*() {
-    const prompt = given.systemPrompt === undefined
+    const mode = SessionLog.modeOf(yield* Journal.history(given.journal))
+    const tools = PlanExit.offered(given.tools, mode)
+    const built = given.systemPrompt === undefined
       ? undefined
-      : yield* given.systemPrompt.build({ cwd: given.journal.cwd, tools: given.tools.specs })
+      : yield* given.systemPrompt.build({ cwd: given.journal.cwd, tools: tools.specs })
+    const prompt = SystemPrompt.forMode(built, mode)
     // This request's prompt is the one its budget counts and it sends.
-    const deps = prompt === undefined ? given : { ...given, config: { ...given.config, system: prompt.text } }
+    const offered = { ...given, tools }
+    const deps = prompt === undefined ? offered : { ...offered, config: { ...given.config, system: prompt.text } }
     const budget = Compact.budget(deps)
     if (Either.isLeft(budget)) return Either.left(budget.left)
     const b = budget.right

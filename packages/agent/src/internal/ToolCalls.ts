@@ -5,11 +5,14 @@
  * throws and a cancel all become a result the model sees.
  */
 import { Effect, Option, Ref } from "effect"
-import type { ToolCallBlock } from "@turnlog/protocol"
+import { SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
+import * as Permissions from "../Permissions.js"
+import * as PlanExit from "../PlanExit.js"
 import { PermissionDenied, ToolCancelled, type ToolError, ToolFailed } from "../ToolError.js"
 import type * as Tools from "../Tools.js"
 import * as Events from "./Events.js"
+import * as Journal from "./Journal.js"
 import * as TurnContext from "./TurnContext.js"
 
 const failedWith = (error: ToolError): Events.ToolOutcome => ({
@@ -47,9 +50,13 @@ const execute = (
   Effect.gen(function*() {
     const { journal } = deps
     const context: Tools.ToolContext = { sessionId: journal.id, callId: call.id, cwd: journal.cwd }
+    const mode = SessionLog.modeOf(yield* Journal.history(journal))
+    if (call.name === PlanExit.NAME && mode !== "read-only") {
+      return yield* new ToolFailed({ tool: call.name, detail: `the session is in ${mode} mode, not read-only: there is no plan mode to leave` })
+    }
     const prepared = yield* deps.tools.prepare(call, context)
     if (prepared.permission !== undefined) {
-      const decision = yield* deps.permissions.decide({
+      const decision = yield* Permissions.decideIn(deps.permissions, mode, {
         sessionId: journal.id,
         callId: call.id,
         tool: call.name,
@@ -58,7 +65,14 @@ const execute = (
         input: prepared.input,
       })
       if (decision !== "allow") {
-        return yield* new PermissionDenied({ tool: call.name, title: prepared.permission.title })
+        return yield* new PermissionDenied({
+          tool: call.name,
+          title: prepared.permission.title,
+          // Refused by the mode, not by anyone asked: the model learns why.
+          ...(mode === "read-only" && Permissions.byMode(mode, prepared.permission.kind) === "deny"
+            ? { because: "the session is in read-only mode: nothing is written or run" }
+            : {}),
+        })
       }
     }
     yield* deps.emit({ type: "tool-running", callId: call.id, name: call.name })
@@ -88,6 +102,10 @@ const runOne = (deps: TurnContext.TurnDeps, call: ToolCallBlock): Effect.Effect<
     const result = Option.isSome(outcome)
       ? outcome.value
       : failedWith(new ToolCancelled({ tool: call.name, started: yield* Ref.get(started) }))
+    // An approved plan: the session leaves read-only mode before the result says so.
+    if (call.name === PlanExit.NAME && !result.isError) {
+      yield* deps.writer.log([{ type: "session/mode", data: { mode: PlanExit.TARGET } }])
+    }
     yield* logResult(deps, call, result, true)
   })
 

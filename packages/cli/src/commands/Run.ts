@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { Effect, Option, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { McpServers } from "@turnlog/mcp"
-import type { SessionId } from "@turnlog/protocol"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
@@ -26,6 +26,8 @@ export interface RunOptions {
   readonly continue: boolean
   readonly maxTokens: Option.Option<number>
   readonly allowTools: boolean
+  /** The session's mode from this run on (absent: the one its log has, `ask` for a new session). */
+  readonly mode: Option.Option<SessionLog.Mode>
   readonly prompt: ReadonlyArray<string>
 }
 
@@ -136,6 +138,7 @@ export const run = (settings: Settings, options: RunOptions) =>
       const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
       const id = yield* sessionFor(options, choice, tools)
       yield* note(`session ${id}`)
+      if (Option.isSome(options.mode)) yield* loop.setMode(id, options.mode.value)
       let wroteText = false
       let endsWithNewline = true
       // The answer's line is ended before anything else is shown (a tool note,
