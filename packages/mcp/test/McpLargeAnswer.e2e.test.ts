@@ -53,6 +53,7 @@ describe("an MCP answer over the transport's read limit", () => {
       })
       expect(started.failures).toEqual([])
       const [tool] = started.tools
+      expect(tool!.origin).toBe(`MCP server "big"`)
       const firstPid = started.servers[0]!.pid!
       expect(yield* run(tool!, 11 * 1024 * 1024)).toEqual({
         error: `blob on MCP server "big" failed: its answer was larger than the 10 MiB an MCP answer may be; `
