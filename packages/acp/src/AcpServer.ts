@@ -21,6 +21,7 @@ import * as Errors from "./Errors.js"
 import { requireDirectory } from "./internal/Cwd.js"
 import * as Advertise from "./internal/Advertise.js"
 import * as Attach from "./internal/Attach.js"
+import * as Descriptors from "./internal/Descriptors.js"
 import * as Lifetime from "./internal/Lifetime.js"
 import * as Open from "./internal/Open.js"
 import * as PromptTurn from "./internal/PromptTurn.js"
@@ -150,7 +151,7 @@ export const make = (options: Options) =>
 
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
-        .onRequest(acp.methods.agent.session.new, async ({ client, params }) => {
+        .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
           requireDirectory(params.cwd)
           const servers = await mcpServers.start(params.mcpServers, params.cwd)
           const id = await servers.use(
@@ -169,7 +170,7 @@ export const make = (options: Options) =>
           chosenModel.delete(id)
           advertise(client, id)
           return { sessionId: id, modes: Modes.state(SessionLog.DEFAULT_MODE), ...configOptions(id) }
-        })
+        }))
         .onRequest(acp.methods.agent.session.load, async ({ client, params }) => {
           const mode = await open(client, params, true)
           return { modes: Modes.state(mode), ...configOptions(params.sessionId) }

@@ -111,6 +111,8 @@ export interface Definition<A, I> {
 /** A tool with its argument type erased, as the registry holds it. */
 export interface Tool {
   readonly spec: LlmAdapter.ToolSpec
+  /** Where a tool that is not built in comes from (`MCP server "docs"`): named when the tools outgrow the window. */
+  readonly origin?: string
   /** How a call with these raw arguments shows; never fails. */
   readonly display: (argumentsJson: string) => Display
   readonly prepare: (argumentsJson: string, context: ToolContext) => Effect.Effect<PreparedCall, ToolError>
@@ -201,7 +203,12 @@ export interface Service {
   ) => Effect.Effect<PreparedCall, ToolError>
   /** How a call shows; a tool the registry lacks shows by its name, kind `other`. */
   readonly display: (call: { readonly name: string; readonly arguments: string }) => Display
+  /** Each tool's `origin`, by name, for the tools that have one. */
+  readonly origins?: ReadonlyMap<string, string>
 }
+
+const originsOf = (tools: ReadonlyArray<Tool>): Map<string, string> =>
+  new Map(tools.flatMap((t) => (t.origin === undefined ? [] : [[t.spec.name, t.origin] as const])))
 
 export class Tools extends Context.Tag("@turnlog/agent/Tools")<Tools, Service>() {}
 
@@ -218,6 +225,7 @@ export const make = (tools: ReadonlyArray<Tool>): Service => {
       return tool === undefined ? Effect.fail(new UnknownTool({ name: call.name })) : tool.prepare(call.arguments, context)
     },
     display: (call) => byName.get(call.name)?.display(call.arguments) ?? unknownDisplay(call.name, call.arguments),
+    origins: originsOf(tools),
   }
 }
 
@@ -235,6 +243,7 @@ export const extend = (base: Service, extra: ReadonlyArray<Tool>): Service => {
     specs: [...base.specs, ...own.specs],
     prepare: (call, context) => (names.has(call.name) ? own.prepare(call, context) : base.prepare(call, context)),
     display: (call) => (names.has(call.name) ? own.display(call) : base.display(call)),
+    origins: new Map([...(base.origins ?? []), ...originsOf(extra)]),
   }
 }
 

@@ -14,6 +14,7 @@ import { Jsonl } from "@turnlog/store"
 import { Loopback } from "@turnlog/testkit"
 import type * as AgentLoop from "../src/AgentLoop.js"
 import type { AgentUpdate } from "../src/AgentLoop.js"
+import * as Tools from "../src/Tools.js"
 import { setup } from "./support/harness.js"
 import { type Api, APIS, KEY, KEY_ENV, MODEL_ID, modelOf, providerOf } from "./support/piAi.js"
 
@@ -273,6 +274,43 @@ describe("a prompt larger than the whole window", () => {
       expect(h.server.requests()).toHaveLength(1)
       h.server.enqueue({ blocks: [{ type: "text", text: "Still here." }] })
       expect((yield* h.prompt("A small one.")).at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+    }))
+})
+
+describe("tools whose descriptions alone outgrow the window", () => {
+  it.scopedLive("are named with their server and what they cost, not blamed on the prompt; nothing is sent or logged", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make
+      server.setContextWindow(WINDOW)
+      const spec = (i: number) => ({
+        name: `huge__tool_${i}`,
+        description: `Tool number ${i} of a server that declares far too many`,
+        parameters: { type: "object", properties: { q: { type: "string" } } },
+      })
+      const extraTools = Array.from({ length: 5000 }, (_, i): Tools.Tool => ({
+        origin: `MCP server "huge"`,
+        spec: spec(i),
+        display: (args) => Tools.unknownDisplay(spec(i).name, args),
+        prepare: () => Effect.die("never called"),
+      }))
+      const h = yield* setup([], { llm: smallLayer(server), config: { model: modelOf("openai-responses") }, extraTools })
+      const before = yield* h.events()
+      const updates = yield* h.prompt("Hello.")
+      const cost = Math.ceil(JSON.stringify(extraTools.map((t) => t.spec)).length / 4)
+      expect(updates).toEqual([{
+        type: "turn-end",
+        reason: "error",
+        failure: {
+          code: "TOOLS_TOO_LARGE",
+          message: expect.stringMatching(
+            new RegExp(
+              `^the tools of MCP server "huge" \\(5000 tools, about ${cost} tokens\\) do not fit lb-openai-responses/loop-1's context window of 16384 tokens \\(\\d+ tokens taken by the system prompt and all tools, 1024 kept for the answer\\): no prompt fits beside them, so this one was neither sent nor logged; leave that server out of the session or choose a model with a larger window$`,
+            ),
+          ),
+        },
+      }])
+      expect(yield* h.events()).toEqual(before)
+      expect(server.requests()).toHaveLength(0)
     }))
 })
 

@@ -47,6 +47,7 @@ export const make = (connection: Connection, spec: McpToolSpec, name: string, ca
   // The call, its permission question and the terminal all show this one title.
   const shown = `${title} (MCP server ${server})`
   return {
+    origin: `MCP server "${server}"`,
     spec: {
       name,
       description: spec.description ?? `${title} (a tool of the MCP server "${server}")`,

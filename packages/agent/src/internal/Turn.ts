@@ -29,6 +29,26 @@ const steps = (deps: TurnContext.TurnDeps, step: number): Effect.Effect<void, St
   })
 
 export const PROMPT_TOO_LARGE = "PROMPT_TOO_LARGE"
+export const TOOLS_TOO_LARGE = "TOOLS_TOO_LARGE"
+
+/**
+ * When the system prompt and tools leave no room for any prompt: the tools
+ * that come from somewhere (an MCP server), by what they cost, most first.
+ */
+const originCosts = (deps: TurnContext.TurnDeps): Array<{ origin: string; tokens: number; count: number }> => {
+  const origins = deps.tools.origins
+  if (origins === undefined || origins.size === 0) return []
+  const groups = new Map<string, Array<unknown>>()
+  for (const spec of deps.tools.specs) {
+    const origin = origins.get(spec.name)
+    if (origin !== undefined) groups.set(origin, [...(groups.get(origin) ?? []), spec])
+  }
+  return [...groups].map(([origin, specs]) => ({
+    origin,
+    tokens: Compaction.tokensOfChars(JSON.stringify(specs).length),
+    count: specs.length,
+  })).sort((a, b) => b.tokens - a.tokens)
+}
 
 /**
  * Why a prompt cannot be sent even with nothing before it: it and what every
@@ -44,6 +64,14 @@ const tooLarge = (deps: TurnContext.TurnDeps, message: Message): Failure | undef
   const answer = Math.ceil(settings.reserveTokens / 4)
   if (prompt + fixedTokens + answer <= info.contextWindow) return undefined
   const { provider, model } = deps.journal.route
+  const costs = fixedTokens + answer > info.contextWindow ? originCosts(deps) : []
+  if (costs.length > 0) {
+    const named = costs.map((c) => `${c.origin} (${c.count} tools, about ${c.tokens} tokens)`).join(", ")
+    return {
+      code: TOOLS_TOO_LARGE,
+      message: `the tools of ${named} do not fit ${provider}/${model}'s context window of ${info.contextWindow} tokens (${fixedTokens} tokens taken by the system prompt and all tools, ${answer} kept for the answer): no prompt fits beside them, so this one was neither sent nor logged; leave ${costs.length === 1 ? "that server" : "the largest"} out of the session or choose a model with a larger window`,
+    }
+  }
   return {
     code: PROMPT_TOO_LARGE,
     message: `the prompt is about ${prompt} tokens and ${provider}/${model}'s context window is ${info.contextWindow} tokens (${fixedTokens} of them taken by the system prompt and tools, ${answer} kept for the answer): it cannot fit even in an empty context, so it was neither sent nor logged`,

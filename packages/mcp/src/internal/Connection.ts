@@ -84,47 +84,94 @@ const transportFor = (sdk: Sdk, server: ServerConfig.Server, cwd: string): Trans
   })
 }
 
+/** How the SDK's stdio transport says an answer outgrew its read buffer (it then closes the transport). */
+const OVERSIZE = /ReadBuffer exceeded maximum size of (\d+) bytes/
+
+const sizeOf = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`
+
+/** One client over one transport: a server restarted after an oversized answer gets a new one. */
+interface Link {
+  readonly client: InstanceType<Sdk["Client"]>
+  readonly transport: Transport
+  pid: number | undefined
+  connected: boolean
+  /** Set when the transport gave up on an answer larger than its limit (in bytes). */
+  oversize: number | undefined
+}
+
 export const open = (server: ServerConfig.Server, options: Options): Effect.Effect<Connection, StartFailed, Scope.Scope> =>
   Effect.gen(function*() {
     const sdk = yield* Effect.promise(loadSdk)
     const { Client, ErrorCode, McpError, StdioClientTransport } = sdk
-    const transport = transportFor(sdk, server, options.cwd)
     let stderrTail = ""
-    if (transport instanceof StdioClientTransport) {
-      transport.stderr?.on("data", (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString("utf8")).slice(-TAIL)
-      })
-    }
     const lastWords = () => {
       const line = stderrTail.trim().split("\n").pop()?.trim() ?? ""
       return line === "" ? "" : ` (its last words: ${line.length > 200 ? `${line.slice(0, 200)}…` : line})`
     }
-    const client = new Client({ name: "turnlog", version: options.clientVersion }, { capabilities: {} })
     let closing = false
     let stopped: string | undefined
-    let pid: number | undefined
+    let link: Link | undefined
+    /** Set while a new link is being made (after an oversized answer), so concurrent calls share it. */
+    let relinking: Promise<Link> | undefined
+
+    const connect = async (): Promise<Link> => {
+      const transport = transportFor(sdk, server, options.cwd)
+      stderrTail = ""
+      if (transport instanceof StdioClientTransport) {
+        transport.stderr?.on("data", (chunk: Buffer) => {
+          stderrTail = (stderrTail + chunk.toString("utf8")).slice(-TAIL)
+        })
+      }
+      const client = new Client({ name: "turnlog", version: options.clientVersion }, { capabilities: {} })
+      const made: Link = { client, transport, pid: undefined, connected: false, oversize: undefined }
+      link = made
+      client.onerror = (error) => {
+        const match = OVERSIZE.exec(messageOf(error))
+        if (match !== null) made.oversize = Number(match[1])
+      }
+      client.onclose = () => {
+        // Its process id may be given to another process now: never signal it at exit.
+        if (made.pid !== undefined) options.track(made.pid, false)
+        // Before it answered, the start's own failure says what happened.
+        if (!made.connected || closing || stopped !== undefined || link !== made) return
+        if (made.oversize !== undefined) {
+          // The transport cannot read past the oversized answer; the next call starts the server anew.
+          link = undefined
+          return
+        }
+        stopped = `stopped unexpectedly${lastWords()}`
+        options.log(`MCP server "${server.name}" ${stopped}; its tools fail from now on in this session`)
+      }
+      try {
+        await client.connect(transport, { timeout: options.startTimeoutMs })
+      } catch (error) {
+        await transport.close().catch(() => undefined)
+        throw error
+      }
+      made.connected = true
+      // What a server says while starting (a banner) is not why it stops later.
+      stderrTail = ""
+      if (transport instanceof StdioClientTransport && transport.pid !== null) {
+        made.pid = transport.pid
+        options.track(made.pid, true)
+      }
+      return made
+    }
 
     yield* Effect.acquireRelease(Effect.void, () =>
       Effect.promise(async () => {
         closing = true
-        await client.close().catch(() => undefined)
+        const last = link ?? (await relinking?.catch(() => undefined))
+        if (last === undefined) return
+        await last.client.close().catch(() => undefined)
         // A transport that never connected is not closed by the client.
-        await transport.close().catch(() => undefined)
-        if (pid !== undefined) options.track(pid, false)
+        await last.transport.close().catch(() => undefined)
+        if (last.pid !== undefined) options.track(last.pid, false)
       }))
 
-    let connected = false
-    client.onclose = () => {
-      // Before it answered, the start's own failure says what happened.
-      if (!connected || closing || stopped !== undefined) return
-      stopped = `stopped unexpectedly${lastWords()}`
-      // Its process id may be given to another process now: never signal it at exit.
-      if (pid !== undefined) options.track(pid, false)
-      options.log(`MCP server "${server.name}" ${stopped}; its tools fail from now on in this session`)
-    }
-
-    yield* Effect.tryPromise({
-      try: () => client.connect(transport, { timeout: options.startTimeoutMs }),
+    const first = yield* Effect.tryPromise({
+      try: connect,
       catch: (e) => new StartFailed({ server: server.name, detail: `${messageOf(e)}${lastWords()}` }),
     }).pipe(
       Effect.timeoutFail({
@@ -132,37 +179,60 @@ export const open = (server: ServerConfig.Server, options: Options): Effect.Effe
         onTimeout: () => new StartFailed({ server: server.name, detail: `it did not answer within ${options.startTimeoutMs} ms` }),
       }),
     )
-    connected = true
-    // What a server says while starting (a banner) is not why it stops later.
-    stderrTail = ""
-    if (transport instanceof StdioClientTransport && transport.pid !== null) {
-      pid = transport.pid
-      options.track(pid, true)
-    }
 
     const tools: Array<Tool> = []
     let cursor: string | undefined
     do {
       const page = yield* Effect.tryPromise({
-        try: () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: options.startTimeoutMs }),
+        try: () => first.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: options.startTimeoutMs }),
         catch: (e) => new StartFailed({ server: server.name, detail: `its tools could not be listed: ${messageOf(e)}` }),
       })
       tools.push(...page.tools)
       cursor = page.nextCursor
     } while (cursor !== undefined)
 
+    /** The link to call on: the current one, or the server started anew after an oversized answer. */
+    const current = (): Promise<Link> => {
+      if (link !== undefined) return Promise.resolve(link)
+      if (relinking === undefined) {
+        relinking = connect().finally(() => {
+          relinking = undefined
+        })
+      }
+      return relinking
+    }
+
+    const stoppedFailure = () => new CallFailed({ reason: "stopped", detail: `the server ${stopped}` })
+
     const call: Connection["call"] = (tool, args) =>
       Effect.suspend(() => {
-        if (stopped !== undefined) return Effect.fail(new CallFailed({ reason: "stopped", detail: `the server ${stopped}` }))
+        if (stopped !== undefined) return Effect.fail(stoppedFailure())
+        let used: Link | undefined
         return Effect.tryPromise({
           // The SDK's own limit is a backstop; the Effect timeout below is the one that answers.
-          try: (signal) =>
-            client.callTool({ name: tool, arguments: args }, undefined, {
+          try: async (signal) => {
+            try {
+              used = await current()
+            } catch (error) {
+              stopped = `could not be started again: ${messageOf(error)}${lastWords()}`
+              options.log(`MCP server "${server.name}" ${stopped}; its tools fail from now on in this session`)
+              throw error
+            }
+            return (await used.client.callTool({ name: tool, arguments: args }, undefined, {
               signal,
               timeout: options.callTimeoutMs + 5_000,
-            }) as Promise<CallResult>,
+            })) as CallResult
+          },
           catch: (e): CallFailed => {
-            if (stopped !== undefined) return new CallFailed({ reason: "stopped", detail: `the server ${stopped}` })
+            if (used?.oversize !== undefined) {
+              return new CallFailed({
+                reason: "error",
+                detail: `its answer was larger than the ${
+                  sizeOf(used.oversize)
+                } an MCP answer may be; the server is started again for later calls`,
+              })
+            }
+            if (stopped !== undefined) return stoppedFailure()
             if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
               return new CallFailed({ reason: "timeout", detail: messageOf(e) })
             }
@@ -179,5 +249,12 @@ export const open = (server: ServerConfig.Server, options: Options): Effect.Effe
         )
       })
 
-    return { server, tools, pid, call } satisfies Connection
+    return {
+      server,
+      tools,
+      get pid() {
+        return link?.pid ?? first.pid
+      },
+      call,
+    } satisfies Connection
   })
