@@ -79,12 +79,6 @@ describe("PiAiRouting: routes", () => {
       Either.left({ code: "UNKNOWN_ROUTE", message: "provider local has no model huge" }),
     )
   })
-
-  it("parseRoute splits at the first slash", () => {
-    expect(PiAiRouting.parseRoute("openrouter/meta/llama-3")).toEqual({ provider: "openrouter", model: "meta/llama-3" })
-    expect(PiAiRouting.parseRoute("nomodel")).toBe(undefined)
-    expect(PiAiRouting.parseRoute("/x")).toBe(undefined)
-  })
 })
 
 describe("PiAiRouting: credentials", () => {
