@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { getBuiltinModels } from "@earendil-works/pi-ai/providers/all"
 import { Either } from "effect"
 import { PiAiRouting } from "@turnlog/llm-pi-ai"
@@ -69,6 +69,17 @@ describe("PiAiRouting: routes", () => {
     const route = Either.getOrThrow(router.resolve("anthropic", builtin.id))
     expect(route.model.api).toBe("anthropic-messages")
     expect(route.id).toBe(`anthropic/${builtin.id}`)
+  })
+
+  it("looks a route's model up once, however many requests and budget checks ask", () => {
+    const fresh = PiAiRouting.make(decoded, {})
+    const lookup = vi.spyOn(fresh.models, "getModel")
+    const first = Either.getOrThrow(fresh.resolve("local", "qwen3"))
+    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
+    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
+    expect(lookup).toHaveBeenCalledTimes(1)
+    expect(Either.getOrThrow(fresh.resolve("local", "tiny")).id).toBe("local/tiny")
+    expect(lookup).toHaveBeenCalledTimes(2)
   })
 
   it("an unknown provider or model is an UNKNOWN_ROUTE failure", () => {
