@@ -64,3 +64,10 @@ export const TRANSIENT_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>(["
 
 /** Whether a failure with this code is worth another attempt of the same request. */
 export const isTransient = (code: DurableFailureCode): boolean => isFailureCode(code) && TRANSIENT_CODES.has(code)
+
+/**
+ * Whether a failure carries `code`. Comparing `failure.code === "…"` directly
+ * would compile with a misspelt literal (a foreign code is any string); here the
+ * code must be one of the set.
+ */
+export const hasCode = (failure: { readonly code: DurableFailureCode }, code: FailureCode): boolean => failure.code === code
