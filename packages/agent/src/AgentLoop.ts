@@ -16,7 +16,7 @@
 import * as path from "node:path"
 import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, Layer, Option, Queue, Ref, Stream, SynchronizedRef, Take } from "effect"
 import { LlmAdapter } from "@turnlog/llm"
-import { type ContentBlock, type SessionId, SessionLog } from "@turnlog/protocol"
+import { type ContentBlock, type Route, type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import type { AgentUpdate } from "./internal/AgentUpdate.js"
 import * as Compact from "./internal/Compact.js"
@@ -334,7 +334,7 @@ export const make = (config: Config) =>
   })
 
 /** The route of a session's last request (`request/start`), if it made any. */
-export const lastRoute = (events: ReadonlyArray<SessionLog.SessionEvent>): Journal.Route | undefined => {
+export const lastRoute = (events: ReadonlyArray<SessionLog.SessionEvent>): Route | undefined => {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
     if (event.type === "request/start") return { provider: event.data.provider, model: event.data.model }

@@ -7,8 +7,8 @@ import { Effect, Fiber, TestClock } from "effect"
 import * as C from "./support/chunks.js"
 import { chunksOf, onTestClock, outline, setup, wakeAt } from "./support/harness.js"
 
-const SERVER_500 = { code: "SERVER", message: "500 Internal Server Error", status: 500 }
-const AUTH_401 = { code: "AUTH", message: "401 invalid x-api-key", status: 401 }
+const SERVER_500 = { code: "SERVER" as const, message: "500 Internal Server Error", status: 500 }
+const AUTH_401 = { code: "AUTH" as const, message: "401 invalid x-api-key", status: 401 }
 /** The log of a turn whose first attempt failed and whose second answered. */
 const RETRIED_ONCE = [
   "turn/start",

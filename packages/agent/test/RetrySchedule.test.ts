@@ -1,8 +1,8 @@
 // The wait before each retry, on its own: the schedule fed failures one by
 // one, time moved on the TestClock past each wait it asks for.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option, Schedule, TestClock } from "effect"
-import type { Failure } from "@turnlog/protocol"
+import { Effect, Fiber, Option, Schedule, Schema, TestClock } from "effect"
+import { DurableFailureCode, type Failure, FailureCode, isTransient } from "@turnlog/protocol"
 import * as Retry from "../src/internal/Retry.js"
 
 const SERVER: Failure = { code: "SERVER", message: "503", status: 503 }
@@ -55,10 +55,17 @@ describe("the retry schedule", () => {
       expect(yield* answers({ maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 3000 }, [SERVER])).toEqual(["spent"])
     }))
 
+  it("a failed attempt is retried exactly when its code is transient and it showed nothing", () => {
+    for (const code of FailureCode.literals) {
+      expect([code, Retry.isRetryable({ code, message: "" }, false)]).toEqual([code, isTransient(code)])
+      expect(Retry.isRetryable({ code, message: "" }, true)).toBe(false)
+    }
+  })
+
   it("retries only transient failures that showed nothing", () => {
     expect(
       ["RATE_LIMIT", "SERVER", "TRANSPORT", "TIMEOUT", "AUTH", "BAD_REQUEST", "CANCELLED"].map((code) =>
-        Retry.isRetryable({ code, message: "" }, false)
+        Retry.isRetryable({ code: Schema.decodeSync(DurableFailureCode)(code), message: "" }, false)
       ),
     ).toEqual([true, true, true, true, false, false, false])
     expect(Retry.isRetryable(SERVER, true)).toBe(false)

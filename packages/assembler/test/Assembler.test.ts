@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Assembler } from "@turnlog/assembler"
-import { type FinishReason, type ReplayEnvelope, StreamChunk } from "@turnlog/protocol"
+import { type FinishReason, ForeignFailureCode, type ReplayEnvelope, StreamChunk } from "@turnlog/protocol"
 import { Schema } from "effect"
 import { readFileSync } from "node:fs"
 
 const response = { kind: "pi-ai", version: 2, api: "anthropic-messages", responseId: "msg_1" }
-const failure = { message: "overloaded", code: "OVERLOADED", status: 529 }
+const failure = { message: "overloaded", code: ForeignFailureCode.make("OVERLOADED"), status: 529 }
 
 const text = (index: number, t: string): StreamChunk => ({ type: "text-delta", index, text: t })
 const reasoning = (index: number, t: string): StreamChunk => ({ type: "reasoning-delta", index, text: t })

@@ -2,14 +2,14 @@
  * Chunk streams for the assembler's property tests: well-formed interleaved
  * streams as providers send them, and hostile ones (anything a log may hold).
  */
-import type { AssistantBlock, BlockType, FinishReason, StreamChunk } from "@turnlog/protocol"
-import { FastCheck as fc } from "effect"
+import { type AssistantBlock, type BlockType, DurableFailureCode, type FinishReason, type StreamChunk } from "@turnlog/protocol"
+import { FastCheck as fc, Schema } from "effect"
 
 export const RUNS = { fastCheck: { numRuns: 1000 } }
 
 // ---------------------------------------------------------------- generators
 
-const failure = fc.record({ message: fc.string(), code: fc.constantFrom("OVERLOADED", "RATE_LIMITED", "CANCELLED") })
+const failure = fc.record({ message: fc.string(), code: fc.constantFrom("OVERLOADED", "RATE_LIMITED", "CANCELLED").map(Schema.decodeSync(DurableFailureCode)) })
 export const reason: fc.Arbitrary<FinishReason> = fc.oneof(
   fc.constant({ kind: "stop" as const }),
   fc.constant({ kind: "tool-calls" as const }),

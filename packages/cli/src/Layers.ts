@@ -10,6 +10,7 @@ import { type LlmAdapter, Redacting, ReplayDiagnostics, Routed, Scripted } from 
 import type { AiSdkProviders } from "@turnlog/llm-ai-sdk"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
+import { parseRoute } from "@turnlog/protocol"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import * as AdapterChoice from "./AdapterChoice.js"
 import { CommandFailed, UsageError } from "./CliError.js"
@@ -102,8 +103,21 @@ export interface ProviderConfigs {
   readonly aiSdk?: AiSdkProviders.Config
 }
 
+// A command checks the providers, offers their models (acp) and builds the
+// adapters from one settings value: its provider config is decoded once, and
+// the decoded value is what every one of them, the adapters included, reads.
+const decoded = new WeakMap<Settings["config"], ProviderConfigs>()
+
 /** The provider config each adapter reads, checked up front so a bad one is a usage error. */
-export const providerConfig = (settings: Settings): Effect.Effect<ProviderConfigs, UsageError> => {
+export const providerConfig = (settings: Settings): Effect.Effect<ProviderConfigs, UsageError> =>
+  Effect.suspend(() => {
+    const known = decoded.get(settings.config)
+    return known !== undefined
+      ? Effect.succeed(known)
+      : Effect.tap(decodeProviders(settings), (configs) => Effect.sync(() => void decoded.set(settings.config, configs)))
+  })
+
+const decodeProviders = (settings: Settings): Effect.Effect<ProviderConfigs, UsageError> => {
   const bad = (message: string) =>
     new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(message)}` })
   return Effect.gen(function*() {
@@ -133,7 +147,7 @@ export const modelLayer = (
         const { PiAiAdapter, PiAiRouting } = yield* loadPiAi
         // A route no provider serves is a mistake in the command or the config:
         // said now, before a session is made for it.
-        const route = PiAiRouting.parseRoute(choice.route)
+        const route = parseRoute(choice.route)
         const aiSdkProvider = route === undefined ? undefined : configs.aiSdk?.providers[route.provider]
         if (route !== undefined && aiSdkProvider !== undefined && !aiSdkProvider.models.some((m) => m.id === route.model)) {
           return yield* new UsageError({ message: `model ${choice.route}: provider "${route.provider}" has no model "${route.model}"` })
@@ -144,13 +158,13 @@ export const modelLayer = (
         if (resolved !== undefined && Either.isLeft(resolved)) {
           return yield* new UsageError({ message: `model ${choice.route}: ${resolved.left.message}` })
         }
-        const piAi = PiAiAdapter.layerPiAi(configs.piAi).pipe(Layer.mapError((e) => new UsageError({ message: e.message })))
+        const piAi = PiAiAdapter.layerDecoded(configs.piAi)
         if (configs.aiSdk === undefined) return piAi
         // The providers the config gives to the AI SDK adapter go to it; every other one to pi-ai.
         const { AiSdkAdapter } = yield* loadAiSdk
         return Routed.layer(piAi, [{
           providers: Object.keys(configs.aiSdk.providers),
-          adapter: AiSdkAdapter.layerConfig(configs.aiSdk).pipe(Layer.mapError((e) => new UsageError({ message: e.message }))),
+          adapter: AiSdkAdapter.layerDecoded(configs.aiSdk),
         }])
       }))
     case "script":

@@ -7,7 +7,8 @@
  */
 import { Either, Option } from "effect"
 import { UsageError } from "./CliError.js"
-import { type Environment, parseRoute, ROUTE_HINT, type Settings } from "./Settings.js"
+import { parseRoute } from "@turnlog/protocol"
+import { type Environment, ROUTE_HINT, type Settings } from "./Settings.js"
 
 /** The route the keyless demo model answers as. */
 export const DEMO_ROUTE = "turnlog/demo"

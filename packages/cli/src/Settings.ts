@@ -13,6 +13,7 @@ import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { ServerConfig } from "@turnlog/mcp"
 import { Compaction } from "@turnlog/history"
+import { parseRoute } from "@turnlog/protocol"
 import { UsageError } from "./CliError.js"
 import { clip, clipQuoted } from "./Clip.js"
 import * as RegularFile from "./RegularFile.js"
@@ -23,14 +24,6 @@ export const MAX_CONFIG_BYTES = 1024 * 1024
 export type StoreKind = "jsonl" | "sqlite" | "postgres"
 export const STORE_KINDS: ReadonlyArray<StoreKind> = ["jsonl", "sqlite", "postgres"]
 export type PermissionMode = "ask" | "allow" | "deny"
-
-/** `<provider>/<model>`, split at the first "/" (model ids may contain more). */
-export const parseRoute = (route: string): { readonly provider: string; readonly model: string } | undefined => {
-  const slash = route.indexOf("/")
-  return slash <= 0 || slash === route.length - 1
-    ? undefined
-    : { provider: route.slice(0, slash), model: route.slice(slash + 1) }
-}
 
 export const ROUTE_HINT = `"<provider>/<model>", e.g. "anthropic/claude-sonnet-4-5"`
 

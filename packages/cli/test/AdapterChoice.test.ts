@@ -69,6 +69,18 @@ describe("Layers.providerConfig", () => {
       'config file /c/config.json: providers.sdk.adapter: expected "pi-ai" or "ai-sdk", got "pi"',
     )
   })
+
+  it("decodes one settings value once: the check, the models offered and the adapters read the same configs", async () => {
+    const once = settings({ pi: entry("openai-completions"), sdk: entry("google-generative-ai", { adapter: "ai-sdk" }) })
+    const first = await Effect.runPromise(Layers.providerConfig(once))
+    const again = await Effect.runPromise(Layers.providerConfig(once))
+    expect(again).toBe(first)
+    expect(again.aiSdk).toBe(first.aiSdk)
+    // Another settings value (another config file) is decoded on its own.
+    const other = await Effect.runPromise(Layers.providerConfig(settings({ pi: entry("openai-completions") })))
+    expect(other).not.toBe(first)
+    expect(Object.keys(other.piAi.providers ?? {})).toEqual(["pi"])
+  })
 })
 
 describe("a built-in provider given to the AI SDK adapter by name", () => {

@@ -76,7 +76,7 @@ for (const [form, chunks] of FORMS) {
 
   describe(`show (${form}): what the user saw before a turn failed`, () => {
     it("keeps the text the failed attempt had shown, marked as such; a retried attempt that showed nothing adds nothing", () => {
-      const failure = { code: "SERVER", message: "connection reset" }
+      const failure = { code: "SERVER" as const, message: "connection reset" }
       const s = session([
         { type: "turn/start", data: {} },
         user("answer me"),

@@ -148,11 +148,15 @@ export const layer = (model: LanguageModelV3, options: ModelOptions = {}) => Lay
 
 /** The adapter over the providers of a config (see `AiSdkProviders`); fails with `AiSdkConfigError` naming each bad field. */
 export const makeFromConfig = (config: unknown, options: ConfigOptions = {}) =>
-  Effect.gen(function*() {
-    const decoded = yield* AiSdkProviders.decodeConfig(config)
-    const routes = AiSdkProviders.make(decoded, options.env ?? process.env, options.fetch)
-    return yield* makeWith(routes.resolve, options)
-  })
+  Effect.flatMap(AiSdkProviders.decodeConfig(config), (decoded) => makeDecoded(decoded, options))
+
+/** The adapter over a config its caller already decoded (see `AiSdkProviders.decodeConfig`). */
+export const makeDecoded = (decoded: AiSdkProviders.Config, options: ConfigOptions = {}) =>
+  Effect.suspend(() => makeWith(AiSdkProviders.make(decoded, options.env ?? process.env, options.fetch).resolve, options))
 
 /** `LlmAdapter` over the providers of a config; needs `ReplayDiagnostics`. */
 export const layerConfig = (config: unknown, options: ConfigOptions = {}) => Layer.effect(LlmAdapter, makeFromConfig(config, options))
+
+/** `LlmAdapter` over a config already decoded, so it is not decoded again. */
+export const layerDecoded = (config: AiSdkProviders.Config, options: ConfigOptions = {}) =>
+  Layer.effect(LlmAdapter, makeDecoded(config, options))

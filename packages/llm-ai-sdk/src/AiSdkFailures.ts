@@ -10,18 +10,7 @@
  * provider's error object. Both are read here, where they enter, and nowhere else.
  */
 import { APICallError } from "@ai-sdk/provider"
-import type { Failure, Message } from "@turnlog/protocol"
-
-export type FailureCode =
-  | "AUTH"
-  | "RATE_LIMIT"
-  | "INVALID_REQUEST"
-  | "SERVER"
-  | "TIMEOUT"
-  | "TRANSPORT"
-  | "CONTEXT_WINDOW_EXCEEDED"
-  | "REPLAY_REJECTED"
-  | "PROVIDER_ERROR"
+import type { Failure, FailureCode, Message } from "@turnlog/protocol"
 
 const REQUEST_ID_HEADERS = ["request-id", "x-request-id", "x-goog-request-id"] as const
 

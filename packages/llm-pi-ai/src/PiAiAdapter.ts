@@ -41,7 +41,7 @@ const DEFAULT_MAX_SESSIONS = 64
 type Reconstructor = SessionHistory.SessionHistory<AssistantMessage>
 
 interface Prepared {
-  readonly route: Routing.Route
+  readonly route: Routing.Resolved
   readonly secret: string | undefined
   readonly context: Context
 }
@@ -61,10 +61,14 @@ const quietSdkLogs = Effect.sync(() => {
   if (process.env["OPENAI_LOG"] === undefined) process.env["OPENAI_LOG"] = "off"
 })
 
+/** The adapter over a config as given: decoded here, failing with `PiAiConfigError` naming each bad field. */
 export const make = (config: unknown, options: Options = {}) =>
+  Effect.flatMap(Routing.decodeConfig(config), (decoded) => makeDecoded(decoded, options))
+
+/** The adapter over a config its caller already decoded (see `PiAiRouting.decodeConfig`). */
+export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
   Effect.gen(function*() {
     yield* quietSdkLogs
-    const decoded = yield* Routing.decodeConfig(config)
     const diagnostics = yield* ReplayDiagnostics
     const router = Routing.make(decoded, options.env ?? process.env)
     const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
@@ -101,7 +105,7 @@ export const make = (config: unknown, options: Options = {}) =>
      * measuring a request before it is sent decodes its history once, and the
      * request itself then finds it decoded.
      */
-    const contextOf = (request: LlmRequest, route: Routing.Route): Effect.Effect<Context> =>
+    const contextOf = (request: LlmRequest, route: Routing.Resolved): Effect.Effect<Context> =>
       Effect.map(
         reconstructorFor(request.sessionId).reconstruct(request.messages, {
           targetRoute: route.id,
@@ -112,7 +116,7 @@ export const make = (config: unknown, options: Options = {}) =>
       )
 
     /** The route's credential, or the failure saying what to set. */
-    const credentialOf = (route: Routing.Route) =>
+    const credentialOf = (route: Routing.Resolved) =>
       Effect.tryPromise({
         try: (signal) => router.credential(route, signal),
         catch: (cause): Failure => ({ code: "PROVIDER_ERROR", message: messageOf(cause) }),
@@ -218,3 +222,7 @@ export const make = (config: unknown, options: Options = {}) =>
 
 /** `LlmAdapter` over pi-ai; `config` is `{ providers: { <id>: { api, baseUrl, apiKeyEnv, models } } }`. */
 export const layerPiAi = (config: unknown, options: Options = {}) => Layer.effect(LlmAdapter, make(config, options))
+
+/** `LlmAdapter` over pi-ai with a config already decoded, so it is not decoded again. */
+export const layerDecoded = (config: Routing.Config, options: Options = {}) =>
+  Layer.effect(LlmAdapter, makeDecoded(config, options))

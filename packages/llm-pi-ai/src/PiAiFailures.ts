@@ -8,18 +8,7 @@
  * responses itself (a fetch wrapper, see `observeFetch`) and classification
  * prefers what the wire said over what the message text suggests.
  */
-import type { Failure } from "@turnlog/protocol"
-
-export type FailureCode =
-  | "AUTH"
-  | "RATE_LIMIT"
-  | "INVALID_REQUEST"
-  | "SERVER"
-  | "TIMEOUT"
-  | "TRANSPORT"
-  | "CONTEXT_WINDOW_EXCEEDED"
-  | "REPLAY_REJECTED"
-  | "PROVIDER_ERROR"
+import type { Failure, FailureCode } from "@turnlog/protocol"
 
 /** The parts of an HTTP response a failure can name. Header names are lower-case. */
 export interface HttpResponse {

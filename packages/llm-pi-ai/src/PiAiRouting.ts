@@ -26,7 +26,7 @@ import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completio
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy"
 import { builtinModels } from "@earendil-works/pi-ai/providers/all"
 import { Data, Either, ParseResult, Schema } from "effect"
-import type { Failure } from "@turnlog/protocol"
+import { type Failure, formatRoute } from "@turnlog/protocol"
 
 // ---------------------------------------------------------------------------
 // Config
@@ -125,7 +125,8 @@ const customModel = (id: string, provider: CustomProvider, entry: typeof CustomM
   maxTokens: entry.maxTokens ?? DEFAULT_MAX_TOKENS,
 })
 
-export interface Route {
+/** The pi-ai model a route names. */
+export interface Resolved {
   /** `<provider>/<model>`. */
   readonly id: string
   readonly model: Model<Api>
@@ -141,20 +142,12 @@ export interface Credential {
 export interface Router {
   /** The pi-ai model collection requests are streamed through. */
   readonly models: MutableModels
-  readonly resolve: (provider: string, model: string) => Either.Either<Route, Failure>
+  readonly resolve: (provider: string, model: string) => Either.Either<Resolved, Failure>
   /**
    * The credential's secret (so failure messages can be scrubbed of it), or the
    * `MISSING_CREDENTIAL` failure naming what to set.
    */
-  readonly credential: (route: Route, signal: AbortSignal) => Promise<Either.Either<Credential, Failure>>
-}
-
-/** Splits `<provider>/<model>` at the first "/" (model ids may contain more). */
-export const parseRoute = (route: string): { readonly provider: string; readonly model: string } | undefined => {
-  const slash = route.indexOf("/")
-  return slash <= 0 || slash === route.length - 1
-    ? undefined
-    : { provider: route.slice(0, slash), model: route.slice(slash + 1) }
+  readonly credential: (route: Resolved, signal: AbortSignal) => Promise<Either.Either<Credential, Failure>>
 }
 
 const envAuthContext = (env: Environment, base: AuthContext, seen?: Array<string>): AuthContext => ({
@@ -202,9 +195,18 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     }))
   }
 
-  const resolve = (provider: string, model: string): Either.Either<Route, Failure> => {
+  // Every request and every budget check asks for its route's model: looked up once per route.
+  const resolved = new Map<string, Resolved>()
+  const resolve = (provider: string, model: string): Either.Either<Resolved, Failure> => {
+    const id = formatRoute({ provider, model })
+    const kept = resolved.get(id)
+    if (kept !== undefined) return Either.right(kept)
     const found = models.getModel(provider, model)
-    if (found !== undefined) return Either.right({ id: `${provider}/${model}`, model: found })
+    if (found !== undefined) {
+      const route = { id, model: found }
+      resolved.set(id, route)
+      return Either.right(route)
+    }
     const known = models.getProvider(provider) !== undefined
     return Either.left({
       code: "UNKNOWN_ROUTE",
@@ -214,7 +216,7 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     })
   }
 
-  const credential = async (route: Route, signal: AbortSignal): Promise<Either.Either<Credential, Failure>> => {
+  const credential = async (route: Resolved, signal: AbortSignal): Promise<Either.Either<Credential, Failure>> => {
     const provider = route.model.provider
     const declared = custom.get(provider)
     if (declared !== undefined) {

@@ -7,7 +7,7 @@
  * provider's answers.
  */
 import { ChunkScript, type Scripted } from "@turnlog/llm"
-import type { ReplayEnvelope, Usage } from "@turnlog/protocol"
+import { parseRoute, type ReplayEnvelope, type Usage } from "@turnlog/protocol"
 
 export type Finish = "stop" | "tool-calls" | "max-tokens"
 
@@ -41,14 +41,15 @@ export const response = (
   finish: Finish,
   options: ResponseOptions,
 ): Scripted.ScriptedCall => {
-  const slash = options.route.indexOf("/")
+  const route = parseRoute(options.route)
+  if (route === undefined) throw new Error(`expected "<provider>/<model>", got "${options.route}"`)
   const envelope: ReplayEnvelope = {
     response: {
       kind: "pi-ai",
       version: 2,
       api: options.api ?? "anthropic-messages",
-      provider: options.route.slice(0, slash),
-      model: options.route.slice(slash + 1),
+      provider: route.provider,
+      model: route.model,
       ...(options.responseId === undefined ? {} : { responseId: options.responseId }),
       stopReason: STOP_REASONS[finish],
     },

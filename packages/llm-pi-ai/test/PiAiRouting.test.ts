@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { getBuiltinModels } from "@earendil-works/pi-ai/providers/all"
 import { Either } from "effect"
 import { PiAiRouting } from "@turnlog/llm-pi-ai"
@@ -71,6 +71,17 @@ describe("PiAiRouting: routes", () => {
     expect(route.id).toBe(`anthropic/${builtin.id}`)
   })
 
+  it("looks a route's model up once, however many requests and budget checks ask", () => {
+    const fresh = PiAiRouting.make(decoded, {})
+    const lookup = vi.spyOn(fresh.models, "getModel")
+    const first = Either.getOrThrow(fresh.resolve("local", "qwen3"))
+    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
+    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
+    expect(lookup).toHaveBeenCalledTimes(1)
+    expect(Either.getOrThrow(fresh.resolve("local", "tiny")).id).toBe("local/tiny")
+    expect(lookup).toHaveBeenCalledTimes(2)
+  })
+
   it("an unknown provider or model is an UNKNOWN_ROUTE failure", () => {
     expect(router.resolve("nowhere", "x")).toStrictEqual(
       Either.left({ code: "UNKNOWN_ROUTE", message: "unknown provider nowhere (route nowhere/x)" }),
@@ -78,12 +89,6 @@ describe("PiAiRouting: routes", () => {
     expect(router.resolve("local", "huge")).toStrictEqual(
       Either.left({ code: "UNKNOWN_ROUTE", message: "provider local has no model huge" }),
     )
-  })
-
-  it("parseRoute splits at the first slash", () => {
-    expect(PiAiRouting.parseRoute("openrouter/meta/llama-3")).toEqual({ provider: "openrouter", model: "meta/llama-3" })
-    expect(PiAiRouting.parseRoute("nomodel")).toBe(undefined)
-    expect(PiAiRouting.parseRoute("/x")).toBe(undefined)
   })
 })
 

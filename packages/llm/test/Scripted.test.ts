@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Chunk, Effect, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 import { InvalidReplayState } from "@turnlog/history"
-import type { StreamChunk } from "@turnlog/protocol"
+import { isTransient, type StreamChunk } from "@turnlog/protocol"
 import { LlmAdapter, ReplayDiagnostics, Scripted } from "@turnlog/llm"
 import { type Message, MessageId } from "@turnlog/protocol"
 
@@ -100,5 +100,18 @@ describe("ReplayDiagnostics", () => {
     })).toBe(
       "INVALID_REPLAY_STATE: message msg_1 (anthropic/claude -> openai/gpt) sent as provider-neutral content: replay state version 1 is not supported",
     )
+  })
+})
+
+describe("a scripted-model file", () => {
+  it("still reads when a failure names a code this build does not know, and keeps the code as written", () => {
+    const call = Schema.decodeUnknownSync(Scripted.ScriptedCall)({
+      chunks: [{ type: "finish", reason: { kind: "error", failure: { message: "overloaded", code: "OVERLOADED", status: 529 } } }],
+    })
+    expect(call.chunks).toEqual([
+      { type: "finish", reason: { kind: "error", failure: { message: "overloaded", code: "OVERLOADED", status: 529 } } },
+    ])
+    const finish = call.chunks[0]!
+    expect(finish.type === "finish" && finish.reason.kind === "error" && isTransient(finish.reason.failure.code)).toBe(false)
   })
 })

@@ -3,21 +3,12 @@
  * streamed tool calls are unsafe and dropped (see the assembler).
  */
 import { Schema } from "effect"
-
-/**
- * Codes the agent loop acts on. `code` stays an open string (adapters name
- * their own failures); these are the ones with a meaning beyond the message.
- */
-export const FailureCode = {
-  /** The request did not fit the model's context window: compact, then retry. */
-  CONTEXT_WINDOW_EXCEEDED: "CONTEXT_WINDOW_EXCEEDED",
-  /** The provider refused replayed metadata (a signature, an encrypted reasoning item): send it provider-neutral. */
-  REPLAY_REJECTED: "REPLAY_REJECTED",
-} as const
+import { DurableFailureCode } from "./FailureCode.js"
 
 export const Failure = Schema.Struct({
   message: Schema.String,
-  code: Schema.String,
+  /** One of `FailureCode` when this build wrote it; any string read from another build is kept (see `FailureCode.ts`). */
+  code: DurableFailureCode,
   status: Schema.optionalWith(Schema.Number, { exact: true }),
   retryAfterMs: Schema.optionalWith(Schema.Number, { exact: true }),
   requestId: Schema.optionalWith(Schema.String, { exact: true }),

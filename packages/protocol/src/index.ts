@@ -1,5 +1,7 @@
 export * from "./Ids.js"
 export * from "./Content.js"
+export * from "./FailureCode.js"
+export * from "./Route.js"
 export * from "./Finish.js"
 export * from "./Usage.js"
 export * from "./Message.js"

@@ -5,8 +5,7 @@
  * answer makes (its text, its logged chunks, their JSON) grows without bound.
  */
 import { Stream } from "effect"
-import type { StreamChunk } from "@turnlog/protocol"
-import type { Route } from "./Journal.js"
+import type { Route, StreamChunk } from "@turnlog/protocol"
 
 export const ANSWER_TOO_LARGE = "ANSWER_TOO_LARGE"
 

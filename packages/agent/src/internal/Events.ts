@@ -10,10 +10,10 @@ import {
   type FinishReason,
   makeMessageId,
   makeToolResult,
+  type Route,
   type SessionLog,
   type ToolCallBlock,
 } from "@turnlog/protocol"
-import type { Route } from "./Journal.js"
 
 type Input<T extends SessionLog.EventType> = Omit<SessionLog.EventOf<T>, "seq" | "time">
 

@@ -15,13 +15,8 @@
  * reads it.
  */
 import { Chunk, Effect, Ref } from "effect"
-import { type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
+import { type Route, type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
 import type { SessionStore, StoreError } from "@turnlog/store"
-
-export interface Route {
-  readonly provider: string
-  readonly model: string
-}
 
 /** What the log holds so far, as far as the next write and the next request need it. */
 export interface Written {

@@ -1,6 +1,6 @@
 /** The agent loop's settings as given (re-exported by `AgentLoop`), and the defaults a turn runs with. */
 import { Effect } from "effect"
-import type * as Journal from "./Journal.js"
+import { parseRoute, type Route } from "@turnlog/protocol"
 import { InvalidModel } from "./LoopErrors.js"
 import type { TurnConfig } from "./TurnContext.js"
 
@@ -45,10 +45,10 @@ export interface CompactionSetting {
 }
 
 /** `<provider>/<model>`, split at the first slash (model ids may contain more). */
-export const parseModel = (model: string): Effect.Effect<Journal.Route, InvalidModel> => {
-  const slash = model.indexOf("/")
-  return slash > 0 && slash < model.length - 1
-    ? Effect.succeed({ provider: model.slice(0, slash), model: model.slice(slash + 1) })
+export const parseModel = (model: string): Effect.Effect<Route, InvalidModel> => {
+  const route = parseRoute(model)
+  return route !== undefined
+    ? Effect.succeed(route)
     : Effect.fail(new InvalidModel({ model, detail: `expected "<provider>/<model>"` }))
 }
 

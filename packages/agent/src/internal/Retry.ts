@@ -5,18 +5,15 @@
  * `retryAfterMs` when it sent one, for at most `maxRetries` retries.
  */
 import { Duration, Schedule } from "effect"
-import type { Failure } from "@turnlog/protocol"
+import { type Failure, isTransient } from "@turnlog/protocol"
 import type { RetryPolicy } from "./TurnContext.js"
-
-/** Provider failures worth another attempt: nothing about the request was wrong. */
-export const TRANSIENT_CODES: ReadonlySet<string> = new Set(["RATE_LIMIT", "SERVER", "TRANSPORT", "TIMEOUT"])
 
 /**
  * Whether a failed attempt may be tried again: the failure is transient and
  * the user saw nothing of the attempt (a retry would show it twice).
  */
 export const isRetryable = (failure: Failure, sawContent: boolean): boolean =>
-  TRANSIENT_CODES.has(failure.code) && !sawContent
+  isTransient(failure.code) && !sawContent
 
 /** One retry about to happen: the number of the attempt it runs, after how long, because of what. */
 export interface Retry {

@@ -4,7 +4,7 @@
  * made but not yet written, and the tools of sessions that have their own.
  */
 import { type Deferred, HashMap, Option } from "effect"
-import type { SessionId } from "@turnlog/protocol"
+import type { Route, SessionId } from "@turnlog/protocol"
 import type * as Journal from "./Journal.js"
 import { extend, type Service as Registry, type Tool } from "../Tools.js"
 
@@ -26,7 +26,7 @@ export interface Table {
    * If the store lets go of an unwritten session (its first write failed), its
    * id — which the client holds — is taken again for a new, empty session.
    */
-  readonly unwritten: HashMap.HashMap<SessionId, { readonly cwd: string; readonly route: Journal.Route }>
+  readonly unwritten: HashMap.HashMap<SessionId, { readonly cwd: string; readonly route: Route }>
   /** The registry of a session that has tools of its own; kept when a failed turn lets the session go, not when `release` does. */
   readonly tools: HashMap.HashMap<SessionId, Registry>
 }

@@ -14,7 +14,7 @@ import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import { type Failure, FailureCode, type FinishReason, type MessageId, SessionLog, type ToolCallBlock } from "@turnlog/protocol"
+import { type Failure, type FinishReason, hasCode, type MessageId, SessionLog, type ToolCallBlock } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as PlanExit from "../PlanExit.js"
 import * as SystemPrompt from "../SystemPrompt.js"
@@ -160,11 +160,11 @@ const afterFailure = (
       const retry = deps.emit({ type: "retry", attempt: attemptNumber + 1, delayMs: 0, failure })
       const budget = Compact.budget(deps)
       const compacts = Either.isRight(budget) && budget.right !== undefined && budget.right.settings.enabled
-      if (failure.code === FailureCode.CONTEXT_WINDOW_EXCEEDED && compacts) {
+      if (hasCode(failure, "CONTEXT_WINDOW_EXCEEDED") && compacts) {
         yield* retry
         return "compact" as const
       }
-      if (failure.code === FailureCode.REPLAY_REJECTED) {
+      if (hasCode(failure, "REPLAY_REJECTED")) {
         const messageIds = refusedMessages(sent, failure)
         if (messageIds.length > 0) {
           const { provider, model } = deps.journal.route
@@ -184,10 +184,10 @@ type Recovery = "compact" | "repaired"
 
 /** A failure that came back after the recovery meant for it, saying so. */
 const afterRecovery = (failure: Failure, recovered: Recovery | undefined): Failure => {
-  if (recovered === "repaired" && failure.code === FailureCode.REPLAY_REJECTED) {
+  if (recovered === "repaired" && hasCode(failure, "REPLAY_REJECTED")) {
     return { ...failure, message: `${failure.message} (refused again after the refused replay state was set aside)` }
   }
-  if (recovered === "compact" && failure.code === FailureCode.CONTEXT_WINDOW_EXCEEDED) {
+  if (recovered === "compact" && hasCode(failure, "CONTEXT_WINDOW_EXCEEDED")) {
     return { ...failure, message: `${failure.message} (still too large after compacting)` }
   }
   return failure
@@ -234,7 +234,7 @@ const attempt = (
 
     const result = Assembler.finish(streamed.state)
     const finish = result.finish
-    if (finish.kind === "error" && finish.failure.code === AnswerLimit.ANSWER_TOO_LARGE) {
+    if (finish.kind === "error" && hasCode(finish.failure, AnswerLimit.ANSWER_TOO_LARGE)) {
       return yield* endTooLarge(deps, streamed.state, finish)
     }
     if (finish.kind === "error" || finish.kind === "aborted") {

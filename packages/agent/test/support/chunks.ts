@@ -1,5 +1,5 @@
 // Chunk builders for scripted responses: the framing an adapter emits for each block.
-import type { FinishReason, ReplayEnvelope, StreamChunk, Usage } from "@turnlog/protocol"
+import type { FailureCode, FinishReason, ReplayEnvelope, StreamChunk, Usage } from "@turnlog/protocol"
 
 export const text = (index: number, ...deltas: ReadonlyArray<string>): Array<StreamChunk> => [
   { type: "block-start", index, blockType: "text" },
@@ -39,7 +39,7 @@ export const finish = (reason: FinishReason, replayState?: ReplayEnvelope): Stre
 export const stop = (replayState?: ReplayEnvelope) => finish({ kind: "stop" }, replayState)
 export const toolCalls = (replayState?: ReplayEnvelope) => finish({ kind: "tool-calls" }, replayState)
 
-export const failed = (code: string, message: string, extra: { status?: number; retryAfterMs?: number } = {}) =>
+export const failed = (code: FailureCode, message: string, extra: { status?: number; retryAfterMs?: number } = {}) =>
   finish({ kind: "error", failure: { code, message, ...extra } })
 
 /** A complete text reply. */

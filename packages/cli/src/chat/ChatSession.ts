@@ -10,7 +10,7 @@ import { AgentLoop, Tools } from "@turnlog/agent"
 import * as Rules from "@turnlog/acp/Rules"
 import * as Updates from "@turnlog/acp/Updates"
 import { LlmAdapter } from "@turnlog/llm"
-import type { SessionId } from "@turnlog/protocol"
+import { parseRoute, type SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { asCommandError } from "../StoreErrors.js"
 import * as Transcript from "../Transcript.js"
@@ -49,9 +49,9 @@ export const run = (options: Options) =>
     const { view, permissions } = options
     const state = { id: options.session, model: options.model }
     /** The route's context window, when the adapter knows the model. */
-    const windowOf = (route: string): number | undefined => {
-      const slash = route.indexOf("/")
-      return Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1))?.contextWindow
+    const windowOf = (text: string): number | undefined => {
+      const route = parseRoute(text)
+      return route === undefined ? undefined : Option.getOrUndefined(adapter)?.modelInfo?.(route.provider, route.model)?.contextWindow
     }
 
     const restoreRules = (id: SessionId) =>

@@ -1,7 +1,7 @@
 // Event fixtures shared by the store tests: one of every event type, with the
 // awkward values a durable log must keep exactly (nested replay state, unicode,
 // omitted optional fields).
-import { makeToolResult, MessageId, SessionLog } from "@turnlog/protocol"
+import { ForeignFailureCode, makeToolResult, MessageId, SessionLog } from "@turnlog/protocol"
 
 export const TIME = "2025-01-02T03:04:05.678Z"
 
@@ -96,11 +96,11 @@ export const everyType: ReadonlyArray<SessionLog.EventInput> = [
         content: [{ type: "text", text: "cut" }],
         source: { kind: "model", provider: "openai", model: "gpt-x" },
       },
-      finish: { kind: "error", failure: { message: "overloaded", code: "OVERLOADED", status: 529, retryAfterMs: 10 } },
+      finish: { kind: "error", failure: { message: "overloaded", code: ForeignFailureCode.make("OVERLOADED"), status: 529, retryAfterMs: 10 } },
       interrupted: true,
     },
   },
-  { type: "turn/end", data: { reason: "error", failure: { message: "overloaded", code: "OVERLOADED" } } },
+  { type: "turn/end", data: { reason: "error", failure: { message: "overloaded", code: ForeignFailureCode.make("OVERLOADED") } } },
 ]
 
 export const stamped = (from: number, inputs: ReadonlyArray<SessionLog.EventInput>) =>
