@@ -173,7 +173,11 @@ export const make = (config: unknown, options: Options = {}) =>
       const route = router.resolve(provider, model)
       return Either.isLeft(route)
         ? undefined
-        : { contextWindow: route.right.model.contextWindow, maxTokens: route.right.model.maxTokens }
+        : {
+          contextWindow: route.right.model.contextWindow,
+          maxTokens: route.right.model.maxTokens,
+          cost: route.right.model.cost,
+        }
     }
 
     /**

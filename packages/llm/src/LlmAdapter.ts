@@ -45,6 +45,8 @@ export interface ModelInfo {
   readonly contextWindow: number
   /** The model's own output limit. */
   readonly maxTokens: number
+  /** Dollars per million tokens, when the model's entry has prices (shown, never used to decide). */
+  readonly cost?: { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number }
 }
 
 export interface Service {
