@@ -81,6 +81,7 @@ const runCommand = Command.make("run", {
     Options.optional,
   ),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
+  json: Options.boolean("json").pipe(Options.withDescription("one JSON object per line on stdout for each event of the turn")),
   // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
   prompt: Args.text({ name: "prompt" }).pipe(
     Args.withDescription("the prompt; - (or none, with input piped) reads it from stdin; piped input goes after a prompt, fenced"),

@@ -10,7 +10,7 @@
 
 /** Each command's options: `true` when the option takes a value. */
 export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false },
+  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--json": false },
   chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false },
   acp: {},
   sessions: { "--json": false },

@@ -16,7 +16,7 @@ import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as PromptInput from "../PromptInput.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import { note } from "../Output.js"
+import { line, note } from "../Output.js"
 import { RunView } from "../RunView.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
@@ -29,6 +29,8 @@ export interface RunOptions {
   readonly continue: boolean
   readonly maxTokens: Option.Option<number>
   readonly allowTools: boolean
+  /** One JSON object per line on stdout for each update, and nothing else there. */
+  readonly json?: boolean
   readonly prompt: ReadonlyArray<string>
 }
 
@@ -144,6 +146,7 @@ export const run = (settings: Settings, options: RunOptions) =>
       yield* note(`session ${id}`)
       const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
       const slash = route.indexOf("/")
+      // Under --json the view is given nothing: every update is printed as it is.
       const view = new RunView({
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),
@@ -153,11 +156,13 @@ export const run = (settings: Settings, options: RunOptions) =>
         model: Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1)),
         title: (call) => display.display(call).title,
       })
+      if (options.json === true) yield* line({ type: "session", session: id, model: route })
       const end = yield* loop.prompt(id, prompt).pipe(
         Stream.runFold(
           undefined as Extract<AgentLoop.AgentUpdate, { type: "turn-end" }> | undefined,
           (end, update) => {
-            view.apply(update)
+            if (options.json === true) process.stdout.write(`${JSON.stringify(update)}\n`)
+            else view.apply(update)
             return update.type === "turn-end" ? update : end
           },
         ),
