@@ -26,6 +26,11 @@ export interface RunViewOptions {
   readonly model?: LlmAdapter.ModelInfo | undefined
   /** A tool call's title for people (the tool's display), else its name. */
   readonly title?: (call: { readonly name: string; readonly arguments: string }) => string
+  /**
+   * Draws complete markdown blocks for the terminal (stdout a terminal); the
+   * answer is then drawn a block at a time. Without it the text is written raw.
+   */
+  readonly markdown?: ((text: string) => string) | undefined
   readonly now?: () => number
   /** Milliseconds between spinner frames. */
   readonly frameMs?: number
@@ -71,12 +76,37 @@ export const tokens = (n: number): string =>
     ? `${Number((n / 1000).toFixed(1))}k`
     : String(n)
 
+/**
+ * Where the complete blocks of a streaming markdown text end: after its last
+ * blank line outside a code fence (0 when none is complete yet).
+ */
+export const completeBlocks = (text: string): number => {
+  let fence: string | undefined
+  let cut = 0
+  let at = 0
+  for (;;) {
+    const nl = text.indexOf("\n", at)
+    if (nl < 0) return cut
+    const line = text.slice(at, nl)
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (marker !== undefined) {
+      if (fence === undefined) fence = marker
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
+    } else if (fence === undefined && line.trim() === "" && text.slice(0, at).trim() !== "") {
+      cut = nl + 1
+    }
+    at = nl + 1
+  }
+}
+
 const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
 
 const inputOf = (u: Usage): number => u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0)
 
 export class RunView {
   private outOpen = false // stdout's line has text and no newline yet
+  private md = "" // the answer's markdown not drawn yet
+  private mdDrawn = false // a block of this answer is drawn already
   private errOpen = false // stderr's reasoning line has text and no newline yet
   private reasoning = false // the last thing streamed was reasoning
   private spinner: { timer: ReturnType<typeof setInterval>; frame: number } | undefined
@@ -97,8 +127,12 @@ export class RunView {
         return this.wait()
       case "text-delta":
         if (update.text === "") return
-        this.stopWaiting()
         this.endReasoning()
+        if (this.options.markdown !== undefined) {
+          this.md += update.text
+          return this.draw(completeBlocks(this.md))
+        }
+        this.stopWaiting()
         this.options.out(visible(update.text))
         this.outOpen = !update.text.endsWith("\n")
         return
@@ -197,7 +231,19 @@ export class RunView {
     this.reasoning = false
   }
 
+  /** Draws the first `upTo` characters of the answer's markdown not drawn yet. */
+  private draw(upTo: number): void {
+    const blocks = this.md.slice(0, upTo)
+    this.md = this.md.slice(upTo)
+    if (blocks.trim() === "" || this.options.markdown === undefined) return
+    this.stopWaiting()
+    this.options.out(`${this.mdDrawn ? "\n" : ""}${this.options.markdown(visible(blocks))}\n`)
+    this.mdDrawn = true
+  }
+
   private endOut(): void {
+    this.draw(this.md.length)
+    this.mdDrawn = false
     if (this.outOpen) this.options.out("\n")
     this.outOpen = false
   }

@@ -3,7 +3,8 @@
 // screen is read back as text; off a terminal, the exact bytes on stderr.
 import { describe, expect, it } from "vitest"
 import type { AgentLoop } from "@turnlog/agent"
-import { RunView, type RunViewOptions, summary } from "../src/RunView.js"
+import { completeBlocks, RunView, type RunViewOptions, summary } from "../src/RunView.js"
+import { renderer } from "../src/TerminalMarkdown.js"
 import { HeadlessTerminal } from "./support/headless.js"
 
 type Update = AgentLoop.AgentUpdate
@@ -167,5 +168,57 @@ describe("turnlog run's view of a turn", () => {
     expect(summary("list_files", "only")).toBe("1 entry")
     expect(summary("read_file", "x\n[file truncated: 10 more bytes]")).toBe("1 line (truncated)")
     expect(summary("run_command", "exit 0\nline\nline")).toBe("exit 0 (3 lines)")
+  })
+})
+
+describe("turnlog run's answer as markdown on a terminal", () => {
+  const markdown = renderer(true, () => 60)
+
+  it("draws headings, emphasis, lists, tables and code blocks a block at a time", async () => {
+    const { view, screen } = onTerminal({ markdown })
+    view.apply({ type: "turn-start" })
+    apply(view, { type: "text-delta", text: "# Files\n\nThere are **two**" })
+    // The first block is complete: drawn; the paragraph under way is not yet.
+    expect(await screen()).toBe("Files")
+    apply(
+      view,
+      { type: "text-delta", text: " files:\n\n- `a.ts`\n- b.ts\n\n| name | size |\n|---|---|\n| a.ts | 3 |\n\n" },
+      { type: "text-delta", text: "```ts\nconst x = 1\n\nconst y = 2\n```\n" },
+    )
+    view.close()
+    expect(await screen()).toBe([
+      "Files",
+      "",
+      "There are two files:",
+      "",
+      "- a.ts",
+      "- b.ts",
+      "",
+      "┌──────┬──────┐",
+      "│ name │ size │",
+      "├──────┼──────┤",
+      "│ a.ts │ 3    │",
+      "└──────┴──────┘",
+      "",
+      "```ts",
+      "  const x = 1",
+      "",
+      "  const y = 2",
+      "```",
+    ].join("\n"))
+  })
+
+  it("keeps the answer's text as it is without a renderer (stdout piped)", () => {
+    const { view, written } = offTerminal()
+    apply(view, { type: "text-delta", text: "# Files\n\n- **a**\n" })
+    view.close()
+    expect(written.out).toBe("# Files\n\n- **a**\n")
+  })
+
+  it("finds where the complete blocks end, never inside a code fence", () => {
+    expect(completeBlocks("a\n\nb")).toBe(3)
+    expect(completeBlocks("a\nb")).toBe(0)
+    expect(completeBlocks("```\nx\n\ny")).toBe(0)
+    expect(completeBlocks("```\nx\n\n```\n\nz")).toBe(12)
   })
 })

@@ -146,6 +146,10 @@ export const run = (settings: Settings, options: RunOptions) =>
       yield* note(`session ${id}`)
       const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
       const slash = route.indexOf("/")
+      // On a terminal the answer's markdown is drawn; piped, it stays the model's text.
+      const markdown = process.stdout.isTTY === true && options.json !== true
+        ? (yield* Effect.promise(() => import("../TerminalMarkdown.js"))).renderer(Color.allowed(), () => process.stdout.columns ?? 80)
+        : undefined
       // Under --json the view is given nothing: every update is printed as it is.
       const view = new RunView({
         out: (text) => process.stdout.write(text),
@@ -153,6 +157,7 @@ export const run = (settings: Settings, options: RunOptions) =>
         errTty: process.stderr.isTTY === true,
         color: Color.allowed(),
         route,
+        markdown,
         model: Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1)),
         title: (call) => display.display(call).title,
       })
