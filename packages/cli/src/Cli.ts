@@ -130,9 +130,10 @@ const showCommand = Command.make("show", {
     Options.withDescription("then print what is written to the session until the turn in flight (or the next one) ends"),
   ),
   forever: Options.boolean("forever").pipe(Options.withDescription("with --follow: keep following until interrupted")),
-  id: Args.text({ name: "id" }),
+  id: Args.text({ name: "id" }).pipe(Args.optional),
 }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, options)))).pipe(
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, { ...options, id: Option.getOrUndefined(options.id) })))).pipe(
     Command.withDescription("print a session as a readable transcript"),
   )
 

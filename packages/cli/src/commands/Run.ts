@@ -78,7 +78,7 @@ export const openSession = (
     const store = yield* SessionStore.SessionStore
     let id: SessionId | undefined
     if (Option.isSome(options.session)) {
-      id = yield* SessionIdArg.parse(options.session.value)
+      id = yield* SessionIdArg.resolve(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
       const listed = yield* store.list()
