@@ -53,7 +53,7 @@ const root = Command.make("turnlog", globals, (flags) =>
           (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
-    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
+    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -189,6 +189,11 @@ const importCommand = Command.make("import", { file: Args.text({ name: "file" })
     Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
   )
 
+const modelsCommand = Command.make("models", {}, () =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Models.js")), (m) => m.models(s)))).pipe(
+    Command.withDescription("list the models --model takes: <provider>/<model>, context window, output limit (providers with a key set, and the config's)"),
+  )
+
 const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.deleteSession(s, options)))).pipe(
     Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
@@ -219,6 +224,7 @@ export const command = root.pipe(
     acpCommand,
     sessionsCommand,
     showCommand,
+    modelsCommand,
     doctorCommand,
     demoCommand,
     compactCommand,

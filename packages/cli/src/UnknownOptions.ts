@@ -23,6 +23,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   delete: {},
   prune: { "--older-than": true, "--dry-run": false },
   view: {},
+  models: {},
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */
