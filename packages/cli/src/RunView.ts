@@ -3,7 +3,8 @@
  * everything else on stderr. Reasoning is set apart from the answer (dim on
  * a terminal, labelled when not), a spinner waits for the model while stderr
  * is a terminal, tool results are summed up with their counts (and an edit's
- * diff), and the turn ends with a line of tokens, context, time and cost.
+ * diff), and on a terminal the turn ends with a line of tokens, context,
+ * time and cost.
  * Text from the model or a tool is made visible (see `Visible`) before it is
  * styled: only this module's own sequences reach the terminal.
  */
@@ -168,7 +169,8 @@ export class RunView {
         return this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
       case "turn-end":
         this.close()
-        return this.say(this.endLine())
+        // For the person at the terminal; a script reads usage from --json.
+        return this.options.errTty ? this.say(this.endLine()) : undefined
     }
   }
 

@@ -141,12 +141,12 @@ describe("turnlog run's view of a turn", () => {
   it("ends the turn with tokens, the share of the window, the time and the cost", () => {
     let now = 1_000
     const { view, written } = offTerminal({
+      errTty: true,
       now: () => now,
       model: { contextWindow: 200_000, maxTokens: 8_000, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
     })
     apply(
       view,
-      { type: "turn-start" },
       { type: "usage", usage: { inputTokens: 1_000, outputTokens: 100 } },
       { type: "usage", usage: { inputTokens: 200, cacheReadTokens: 10_000, outputTokens: 200 } },
     )
@@ -156,8 +156,14 @@ describe("turnlog run's view of a turn", () => {
     expect(written.err).toBe("turnlog: 11.2k in, 300 out · 5% of 200k context · 2.5 s · $0.0111\n")
   })
 
+  it("ends the turn without that line when stderr is not a terminal", () => {
+    const { view, written } = offTerminal({ model: { contextWindow: 1000, maxTokens: 100 } })
+    apply(view, { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } }, { type: "turn-end", reason: "completed" })
+    expect(written.err).toBe("")
+  })
+
   it("leaves out what the model's entry does not know", () => {
-    const { view, written } = offTerminal({ now: () => 0, model: { contextWindow: 0, maxTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } })
+    const { view, written } = offTerminal({ errTty: true, now: () => 0, model: { contextWindow: 0, maxTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } })
     apply(view, { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } }, { type: "turn-end", reason: "completed" })
     expect(written.err).toBe("turnlog: 12 in, 3 out · 0.0 s\n")
   })
