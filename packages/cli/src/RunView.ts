@@ -78,26 +78,48 @@ export const tokens = (n: number): string =>
     : String(n)
 
 /**
- * Where the complete blocks of a streaming markdown text end: after its last
- * blank line outside a code fence (0 when none is complete yet).
+ * The units of a streaming markdown text that can be drawn now, each on its
+ * own: a line, a blank line, a whole code fence, a whole table; and the rest,
+ * still to come. `final`: the text is complete, all of it is drawn.
  */
-export const completeBlocks = (text: string): number => {
+export const units = (text: string, final = false): { readonly units: Array<string>; readonly rest: string } => {
+  const done: Array<string> = []
   let fence: string | undefined
-  let cut = 0
+  let start = 0 // where the unit under way begins
+  let table = false
   let at = 0
   for (;;) {
     const nl = text.indexOf("\n", at)
-    if (nl < 0) return cut
+    if (nl < 0) break
     const line = text.slice(at, nl)
     const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
-    } else if (fence === undefined && line.trim() === "" && text.slice(0, at).trim() !== "") {
-      cut = nl + 1
+    if (fence !== undefined) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) {
+        fence = undefined
+        done.push(text.slice(start, nl + 1))
+        start = nl + 1
+      }
+    } else if (marker !== undefined) {
+      if (table) done.push(text.slice(start, at))
+      table = false
+      fence = marker
+      start = at
+    } else if (line.trimStart().startsWith("|")) {
+      if (!table) {
+        table = true
+        start = at
+      }
+    } else {
+      if (table) done.push(text.slice(start, at))
+      table = false
+      done.push(text.slice(at, nl + 1))
+      start = nl + 1
     }
     at = nl + 1
   }
+  const rest = text.slice(start)
+  if (final && rest !== "") return { units: [...done, rest], rest: "" }
+  return { units: done, rest }
 }
 
 const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
@@ -107,7 +129,7 @@ const inputOf = (u: Usage): number => u.inputTokens + (u.cacheReadTokens ?? 0) +
 export class RunView {
   private outOpen = false // stdout's line has text and no newline yet
   private md = "" // the answer's markdown not drawn yet
-  private mdDrawn = false // a block of this answer is drawn already
+  private mdBlank = true // the last unit drawn of this answer was a blank line (or none was)
   private errOpen = false // stderr's reasoning line has text and no newline yet
   private reasoning = false // the last thing streamed was reasoning
   private spinner: { timer: ReturnType<typeof setInterval>; frame: number } | undefined
@@ -131,7 +153,7 @@ export class RunView {
         this.endReasoning()
         if (this.options.markdown !== undefined) {
           this.md += update.text
-          return this.draw(completeBlocks(this.md))
+          return this.draw(false)
         }
         this.stopWaiting()
         this.options.out(visible(update.text))
@@ -233,19 +255,29 @@ export class RunView {
     this.reasoning = false
   }
 
-  /** Draws the first `upTo` characters of the answer's markdown not drawn yet. */
-  private draw(upTo: number): void {
-    const blocks = this.md.slice(0, upTo)
-    this.md = this.md.slice(upTo)
-    if (blocks.trim() === "" || this.options.markdown === undefined) return
-    this.stopWaiting()
-    this.options.out(`${this.mdDrawn ? "\n" : ""}${this.options.markdown(visible(blocks))}\n`)
-    this.mdDrawn = true
+  /** Draws the units of the answer's markdown complete so far (all of it when `final`). */
+  private draw(final: boolean): void {
+    const render = this.options.markdown
+    if (render === undefined || this.md === "") return
+    const { units: ready, rest } = units(this.md, final)
+    this.md = rest
+    for (const unit of ready) {
+      if (unit.trim() === "") {
+        // Blank lines between blocks, one at most, never first.
+        if (!this.mdBlank) this.options.out("\n")
+        this.mdBlank = true
+        continue
+      }
+      this.stopWaiting()
+      const drawn = render(visible(unit))
+      if (drawn !== "") this.options.out(`${drawn}\n`)
+      this.mdBlank = false
+    }
   }
 
   private endOut(): void {
-    this.draw(this.md.length)
-    this.mdDrawn = false
+    this.draw(true)
+    this.mdBlank = true
     if (this.outOpen) this.options.out("\n")
     this.outOpen = false
   }

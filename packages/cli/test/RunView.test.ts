@@ -3,7 +3,7 @@
 // screen is read back as text; off a terminal, the exact bytes on stderr.
 import { describe, expect, it } from "vitest"
 import type { AgentLoop } from "@turnlog/agent"
-import { completeBlocks, RunView, type RunViewOptions, summary } from "../src/RunView.js"
+import { RunView, type RunViewOptions, summary, units } from "../src/RunView.js"
 import { renderer } from "../src/TerminalMarkdown.js"
 import { HeadlessTerminal } from "./support/headless.js"
 
@@ -184,7 +184,7 @@ describe("turnlog run's answer as markdown on a terminal", () => {
     const { view, screen } = onTerminal({ markdown })
     view.apply({ type: "turn-start" })
     apply(view, { type: "text-delta", text: "# Files\n\nThere are **two**" })
-    // The first block is complete: drawn; the paragraph under way is not yet.
+    // Complete lines are drawn; the line under way is not yet.
     expect(await screen()).toBe("Files")
     apply(
       view,
@@ -221,10 +221,13 @@ describe("turnlog run's answer as markdown on a terminal", () => {
     expect(written.out).toBe("# Files\n\n- **a**\n")
   })
 
-  it("finds where the complete blocks end, never inside a code fence", () => {
-    expect(completeBlocks("a\n\nb")).toBe(3)
-    expect(completeBlocks("a\nb")).toBe(0)
-    expect(completeBlocks("```\nx\n\ny")).toBe(0)
-    expect(completeBlocks("```\nx\n\n```\n\nz")).toBe(12)
+  it("draws a paragraph a line at a time, and holds a code fence and a table until they end", () => {
+    expect(units("# A\n\nline 0\nline 1\nline")).toEqual({ units: ["# A\n", "\n", "line 0\n", "line 1\n"], rest: "line" })
+    expect(units("```\nx\n\ny")).toEqual({ units: [], rest: "```\nx\n\ny" })
+    expect(units("```\nx\n\n```\nz\n")).toEqual({ units: ["```\nx\n\n```\n", "z\n"], rest: "" })
+    expect(units("| a |\n|---|\n| 1 |\n")).toEqual({ units: [], rest: "| a |\n|---|\n| 1 |\n" })
+    expect(units("| a |\n|---|\n| 1 |\n\n")).toEqual({ units: ["| a |\n|---|\n| 1 |\n", "\n"], rest: "" })
+    expect(units("| a |\n| 1 |", true)).toEqual({ units: ["| a |\n| 1 |"], rest: "" })
   })
+
 })

@@ -222,9 +222,9 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
   it("a model route no provider serves is a usage error, said before a session is made", async () => {
     const file = config("unknown-model.json", JSON.stringify({ model: "nosuch/model" }))
     const cases = [
-      [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
-      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model\n"],
-      [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
+      [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
+      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model (see: turnlog models)\n"],
+      [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
     ] as const
     for (const [args, message] of cases) {
       const home = tempDir("unknown-route")
