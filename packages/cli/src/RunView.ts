@@ -188,7 +188,9 @@ export class RunView {
         this.usages.push(update.usage)
         return
       case "retry":
-        return this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
+        this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
+        // Waiting for the model again.
+        return this.wait()
       case "turn-end":
         this.close()
         // For the person at the terminal; a script reads usage from --json.

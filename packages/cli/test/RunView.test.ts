@@ -111,6 +111,19 @@ describe("turnlog run's view of a turn", () => {
     ].join("\n"))
   })
 
+  it("says a retry on its own line and waits again", async () => {
+    const { view, screen } = onTerminal()
+    apply(
+      view,
+      { type: "turn-start" },
+      { type: "retry", attempt: 2, delayMs: 500, failure: { code: "OVERLOADED", message: "the provider is overloaded" } },
+    )
+    expect(await screen()).toBe("turnlog: the provider is overloaded (OVERLOADED); retry 2 in 500 ms\n⠋ waiting for loop/m…")
+    view.apply({ type: "text-delta", text: "Hi." })
+    view.close()
+    expect(await screen()).toBe("turnlog: the provider is overloaded (OVERLOADED); retry 2 in 500 ms\nHi.")
+  })
+
   it("writes nothing on stderr while waiting when stderr is not a terminal", () => {
     const { view, written } = offTerminal()
     view.apply({ type: "turn-start" })
