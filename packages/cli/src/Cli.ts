@@ -53,7 +53,7 @@ const root = Command.make("turnlog", globals, (flags) =>
           (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
-    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
+    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -85,6 +85,7 @@ const runCommand = Command.make("run", {
     Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
     Options.optional,
   ),
+  json: Options.boolean("json").pipe(Options.withDescription("one JSON object per line on stdout for each event of the turn")),
   // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
   prompt: Args.text({ name: "prompt" }).pipe(
     Args.withDescription("the prompt; - (or none, with input piped) reads it from stdin; piped input goes after a prompt, fenced"),
@@ -133,9 +134,10 @@ const showCommand = Command.make("show", {
     Options.withDescription("then print what is written to the session until the turn in flight (or the next one) ends"),
   ),
   forever: Options.boolean("forever").pipe(Options.withDescription("with --follow: keep following until interrupted")),
-  id: Args.text({ name: "id" }),
+  id: Args.text({ name: "id" }).pipe(Args.optional),
 }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, options)))).pipe(
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, { ...options, id: Option.getOrUndefined(options.id) })))).pipe(
     Command.withDescription("print a session as a readable transcript"),
   )
 
@@ -191,6 +193,11 @@ const importCommand = Command.make("import", { file: Args.text({ name: "file" })
     Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
   )
 
+const modelsCommand = Command.make("models", {}, () =>
+  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Models.js")), (m) => m.models(s)))).pipe(
+    Command.withDescription("list the models --model takes: <provider>/<model>, context window, output limit (providers with a key set, and the config's)"),
+  )
+
 const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.deleteSession(s, options)))).pipe(
     Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
@@ -221,6 +228,7 @@ export const command = root.pipe(
     acpCommand,
     sessionsCommand,
     showCommand,
+    modelsCommand,
     doctorCommand,
     demoCommand,
     compactCommand,

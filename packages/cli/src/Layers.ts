@@ -152,11 +152,13 @@ export const modelLayer = (
         if (route !== undefined && aiSdkProvider !== undefined && !aiSdkProvider.models.some((m) => m.id === route.model)) {
           return yield* new UsageError({ message: `model ${choice.route}: provider "${route.provider}" has no model "${route.model}"` })
         }
-        const resolved = route === undefined || aiSdkProvider !== undefined
-          ? undefined
-          : PiAiRouting.make(configs.piAi).resolve(route.provider, route.model)
-        if (resolved !== undefined && Either.isLeft(resolved)) {
-          return yield* new UsageError({ message: `model ${choice.route}: ${resolved.left.message}` })
+        const router = route === undefined || aiSdkProvider !== undefined ? undefined : PiAiRouting.make(configs.piAi)
+        const resolved = router === undefined || route === undefined ? undefined : router.resolve(route.provider, route.model)
+        if (resolved !== undefined && Either.isLeft(resolved) && router !== undefined && route !== undefined) {
+          const { didYouMean } = yield* Effect.promise(() => import("./commands/Models.js"))
+          return yield* new UsageError({
+            message: `model ${choice.route}: ${resolved.left.message}${didYouMean(router, route.provider, route.model)} (see: turnlog models)`,
+          })
         }
         const piAi = PiAiAdapter.layerDecoded(configs.piAi)
         if (configs.aiSdk === undefined) return piAi

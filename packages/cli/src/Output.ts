@@ -30,3 +30,9 @@ export const json = (value: unknown): Effect.Effect<void> =>
   Effect.sync(() => {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
   })
+
+/** One JSON value on one line of stdout (a stream of them, for scripts): exact, like `json`. */
+export const line = (value: unknown): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stdout.write(`${JSON.stringify(value)}\n`)
+  })

@@ -10,7 +10,7 @@
 
 /** Each command's options: `true` when the option takes a value. */
 export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true },
+  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true, "--json": false },
   chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false },
   acp: {},
   sessions: { "--json": false },
@@ -23,6 +23,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   delete: {},
   prune: { "--older-than": true, "--dry-run": false },
   view: {},
+  models: {},
 }
 
 /** Global options (hoisted before the command by `GlobalArgs`), all with a value. */
@@ -62,7 +63,8 @@ const shown = (word: string): string => (word.length > 40 ? `${word.slice(0, 40)
 /**
  * The sentence refusing the first unknown option in `args` (the user's words,
  * global options already hoisted to the front), or `undefined` when every
- * option is known. An unknown command is left to the parser.
+ * option is known. A command is refused only as a typo of a known one
+ * (`turnlog sesions`); any other word is left to the parser.
  */
 export const check = (args: ReadonlyArray<string>): string | undefined => {
   let i = 0
@@ -74,7 +76,13 @@ export const check = (args: ReadonlyArray<string>): string | undefined => {
   if (first.startsWith("-")) {
     known = { ...GLOBAL, ...BUILT_IN }
   } else {
-    if (COMMAND_OPTIONS[first] === undefined) return undefined
+    if (COMMAND_OPTIONS[first] === undefined) {
+      // A typo of a command is named with it; any other word is left to the parser.
+      const near = closest(first, [...Object.keys(COMMAND_OPTIONS), "help"])
+      return distance(first, near) <= Math.max(1, Math.floor(first.length / 3))
+        ? `unknown command ${shown(first)} (did you mean turnlog ${near}?)`
+        : undefined
+    }
     command = first
     known = { ...COMMAND_OPTIONS[first], ...GLOBAL, ...BUILT_IN }
     i++

@@ -11,6 +11,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { cli } from "./Cli.js"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
+import * as Aliases from "./Aliases.js"
+import * as Color from "./Color.js"
 import { BadGlobalOption, hoist } from "./GlobalArgs.js"
 import * as UnknownOptions from "./UnknownOptions.js"
 import { visible } from "./Visible.js"
@@ -83,7 +85,8 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
 const program = Effect.suspend(() => {
   let args: Array<string>
   try {
-    args = hoist(process.argv.slice(2))
+    args = hoist(Aliases.expand(Color.takeFlag(process.argv.slice(2))))
+    Color.plainHelp(args)
   } catch (error) {
     if (error instanceof BadGlobalOption) return Effect.fail(new UsageError({ message: error.message }))
     throw error

@@ -171,7 +171,7 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
     [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
     [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
     [["teleport"], "Invalid subcommand"],
-    [[], "turnlog: choose a command: chat, run, acp, sessions, show, doctor, compact, export, import, delete, prune, view or demo"],
+    [[], "turnlog: choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo"],
   ])("turnlog %j", async (args, message) => {
     const result = await turnlog(args, { cwd, env })
     expect(result.code, result.stderr).toBe(2)
@@ -222,9 +222,9 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
   it("a model route no provider serves is a usage error, said before a session is made", async () => {
     const file = config("unknown-model.json", JSON.stringify({ model: "nosuch/model" }))
     const cases = [
-      [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
-      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model\n"],
-      [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model)\n"],
+      [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
+      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model (see: turnlog models)\n"],
+      [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
     ] as const
     for (const [args, message] of cases) {
       const home = tempDir("unknown-route")

@@ -5,8 +5,11 @@
  * `Visible`) before it is styled: only these sequences reach the terminal.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui"
+import * as Color from "../Color.js"
 
-const sgr = (open: number, close: number) => (text: string): string => `\x1b[${open}m${text}\x1b[${close}m`
+// Looked at when a style is applied: under `NO_COLOR` (or `--no-color`) text stays plain.
+const sgr = (open: number, close: number) => (text: string): string =>
+  Color.allowed() ? `\x1b[${open}m${text}\x1b[${close}m` : text
 
 export const bold = sgr(1, 22)
 export const dim = sgr(2, 22)

@@ -35,7 +35,7 @@ export const parseAge = (text: string | undefined): Either.Either<number, UsageE
 export const deleteSession = (settings: Settings, options: { readonly id: string }) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const id = yield* SessionIdArg.parse(options.id)
+    const id = yield* SessionIdArg.resolve(options.id)
     yield* store.delete(id).pipe(Effect.mapError(toCommandError))
     yield* note(`deleted session ${id}`)
   }).pipe(Effect.provide(Layers.readStoreLayer(settings)))

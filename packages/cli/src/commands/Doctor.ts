@@ -220,8 +220,8 @@ export const renderAll = (entries: ReadonlyArray<Entry>): string =>
 
 export const doctor = (settings: Settings, options: { readonly id: string | undefined; readonly json: boolean }) =>
   Effect.gen(function*() {
-    if (options.id !== undefined) yield* SessionIdArg.parse(options.id)
-    const entries = yield* examine(options.id === undefined ? undefined : [options.id])
+    const id = options.id === undefined ? undefined : yield* SessionIdArg.resolve(options.id)
+    const entries = yield* examine(id === undefined ? undefined : [id])
     yield* options.json ? json(entries) : out(renderAll(entries))
     const unreadable = entries.filter((e) => "unreadable" in e)
     if (unreadable.length > 0) {

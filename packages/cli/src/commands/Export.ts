@@ -77,7 +77,7 @@ export interface ExportOptions {
 export const exportSession = (settings: Settings, options: ExportOptions) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const id = yield* SessionIdArg.parse(options.id)
+    const id = yield* SessionIdArg.resolve(options.id)
     // The checking pass: a damaged log fails here, before stdout is touched.
     const { openTurn, tornTail } = yield* store.recovery(id).pipe(Effect.mapError(toCommandError))
     const header = yield* store.header(id).pipe(Effect.mapError(toCommandError))

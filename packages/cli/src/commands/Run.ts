@@ -6,15 +6,18 @@
 import { join } from "node:path"
 import { Effect, Option, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
+import { LlmAdapter } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
+import * as Color from "../Color.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as PromptInput from "../PromptInput.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import { err, note, out } from "../Output.js"
+import { line, note } from "../Output.js"
+import { RunView } from "../RunView.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
@@ -28,6 +31,8 @@ export interface RunOptions {
   readonly allowTools: boolean
   /** The session's mode from this run on (absent: the one its log has, `ask` for a new session). */
   readonly mode: Option.Option<SessionLog.Mode>
+  /** One JSON object per line on stdout for each update, and nothing else there. */
+  readonly json?: boolean
   readonly prompt: ReadonlyArray<string>
 }
 
@@ -40,11 +45,6 @@ export const announce = (choice: ModelChoice.Choice): Effect.Effect<void> => {
     case "provider":
       return choice.note === undefined ? Effect.void : note(choice.note)
   }
-}
-
-const firstLine = (text: string, max = 160): string => {
-  const line = text.split("\n", 1)[0] ?? ""
-  return line.length > max ? `${line.slice(0, max)}…` : line
 }
 
 /** What `run` says when nothing can answer: what to set, where, and the keyless alternative. */
@@ -67,13 +67,20 @@ export const sessionFor = (
   options: Pick<RunOptions, "session" | "continue" | "model">,
   choice: ModelChoice.Choice,
   tools: ReadonlyArray<Tools.Tool>,
+) => Effect.map(openSession(options, choice, tools), (opened) => opened.id)
+
+/** `sessionFor`, with the route in force for the session's next request. */
+export const openSession = (
+  options: Pick<RunOptions, "session" | "continue" | "model">,
+  choice: ModelChoice.Choice,
+  tools: ReadonlyArray<Tools.Tool>,
 ) =>
   Effect.gen(function*() {
     const loop = yield* AgentLoop.AgentLoop
     const store = yield* SessionStore.SessionStore
     let id: SessionId | undefined
     if (Option.isSome(options.session)) {
-      id = yield* SessionIdArg.parse(options.session.value)
+      id = yield* SessionIdArg.resolve(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
       const listed = yield* store.list()
@@ -95,7 +102,8 @@ export const sessionFor = (
     const route = choice.route
     if (id === undefined) {
       yield* announce(choice)
-      return yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+      const created = yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+      return { id: created, route }
     }
     const switched = Option.isSome(options.model)
     const loaded = yield* loop.load(id, switched ? { model: route, tools } : { keepModel: true, tools })
@@ -110,7 +118,7 @@ export const sessionFor = (
     if (loaded.recovery.closedTurn !== undefined && loaded.recovery.closedTurn.length > 0) {
       yield* note(`session ${id}: the last turn was left open by a stopped process; it is now closed as interrupted`)
     }
-    return id
+    return { id, route: switched || previous === undefined ? route : previous }
   })
 
 export const run = (settings: Settings, options: RunOptions) =>
@@ -136,59 +144,38 @@ export const run = (settings: Settings, options: RunOptions) =>
       // The config's MCP servers, for this run; a server that cannot start is noted and left out.
       const mcp = yield* McpServers.McpServers
       const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
-      const id = yield* sessionFor(options, choice, tools)
+      const { id, route } = yield* openSession(options, choice, tools)
       yield* note(`session ${id}`)
       if (Option.isSome(options.mode)) yield* loop.setMode(id, options.mode.value)
-      let wroteText = false
-      let endsWithNewline = true
-      // The answer's line is ended before anything else is shown (a tool note,
-      // reasoning, a retry), so two answers never run together on stdout and a
-      // note never lands mid-line.
-      const endLine = Effect.suspend(() => {
-        if (endsWithNewline) return Effect.void
-        endsWithNewline = true
-        return out("\n")
+      const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
+      const slash = route.indexOf("/")
+      // On a terminal the answer's markdown is drawn; piped, it stays the model's text.
+      const markdown = process.stdout.isTTY === true && options.json !== true
+        ? (yield* Effect.promise(() => import("../TerminalMarkdown.js"))).renderer(Color.allowed(), () => process.stdout.columns ?? 80)
+        : undefined
+      // Under --json the view is given nothing: every update is printed as it is.
+      const view = new RunView({
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        errTty: process.stderr.isTTY === true,
+        color: Color.allowed(),
+        route,
+        markdown,
+        model: Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1)),
+        title: (call) => display.display(call).title,
       })
+      if (options.json === true) yield* line({ type: "session", session: id, model: route })
       const end = yield* loop.prompt(id, prompt).pipe(
-        Stream.runFoldEffect(
+        Stream.runFold(
           undefined as Extract<AgentLoop.AgentUpdate, { type: "turn-end" }> | undefined,
           (end, update) => {
-            switch (update.type) {
-              case "text-delta":
-                wroteText = true
-                endsWithNewline = update.text.endsWith("\n")
-                return Effect.as(out(update.text), end)
-              case "reasoning-delta":
-                return Effect.as(Effect.zipRight(endLine, err(update.text)), end)
-              case "tool-call":
-                return Effect.as(
-                  Effect.zipRight(endLine, note(`tool ${display.display(update).title}`)),
-                  end,
-                )
-              case "tool-result":
-                return Effect.as(
-                  Effect.zipRight(endLine, note(`tool ${update.name} ${update.isError ? "failed" : "done"}: ${firstLine(update.content)}`)),
-                  end,
-                )
-              case "retry":
-                return Effect.as(
-                  Effect.zipRight(
-                    endLine,
-                    note(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`),
-                  ),
-                  end,
-                )
-              case "turn-end":
-                return Effect.succeed(update)
-              case "turn-start":
-              case "tool-running":
-              case "usage":
-                return Effect.succeed(end)
-            }
+            if (options.json === true) process.stdout.write(`${JSON.stringify(update)}\n`)
+            else view.apply(update)
+            return update.type === "turn-end" ? update : end
           },
         ),
+        Effect.ensuring(Effect.sync(() => view.close())),
       )
-      if (wroteText && !endsWithNewline) yield* out("\n")
       if (end === undefined) return yield* new CommandFailed({ message: "the turn ended without an end" })
       switch (end.reason) {
         case "completed":

@@ -25,7 +25,8 @@ import * as TranscriptText from "../TranscriptText.js"
 import { KeptFrom, type Printed, Printer } from "../TranscriptStream.js"
 
 export interface ShowOptions {
-  readonly id: string
+  /** An id, or a unique prefix or suffix of one; none: the latest session in this directory. */
+  readonly id?: string | undefined
   readonly json: boolean
   readonly follow?: boolean
   readonly forever?: boolean
@@ -60,7 +61,9 @@ const printTurnLines = (printed: Printed) =>
 
 export const show = (settings: Settings, options: ShowOptions) =>
   Effect.gen(function*() {
-    const id = yield* SessionIdArg.parse(options.id)
+    const id = options.id === undefined
+      ? yield* SessionIdArg.latestIn(process.cwd(), "show")
+      : yield* SessionIdArg.resolve(options.id)
     yield* Effect.mapError(run(id, options), toCommandError)
   }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
 
