@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import type { AgentLoop } from "@turnlog/agent"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
-import type { Service as Bridge } from "../PermissionBridge.js"
+import type { Service as Bridge } from "./PermissionBridge.js"
 
 export interface Deps {
   readonly bridge: Pick<Bridge, "takeNewRules">
