@@ -10,6 +10,7 @@
  * provider's error object. Both are read here, where they enter, and nowhere else.
  */
 import { APICallError } from "@ai-sdk/provider"
+import { codeForStatus, retryAfterMs, retryDelayMs } from "@turnlog/llm/HttpFailure"
 import type { Failure, FailureCode, Message } from "@turnlog/protocol"
 
 const REQUEST_ID_HEADERS = ["request-id", "x-request-id", "x-goog-request-id"] as const
@@ -31,33 +32,8 @@ const REPLAY_REJECTIONS: ReadonlyArray<RegExp> = [
 ]
 const WIRE_POSITION = /messages\.(\d+)\.content\.(\d+)/
 const ITEM_ID = /\b(rs_[\w-]+)/
-// A protobuf Duration in JSON: `"retryDelay": "45.837906927s"`.
-const RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/
 
-const codeForStatus = (status: number): FailureCode | undefined => {
-  if (status === 401 || status === 403) return "AUTH"
-  if (status === 429) return "RATE_LIMIT"
-  if (status === 408 || status === 504) return "TIMEOUT"
-  if (status === 413) return "CONTEXT_WINDOW_EXCEEDED"
-  if (status >= 500) return "SERVER"
-  if (status >= 400) return "INVALID_REQUEST"
-  return undefined
-}
-
-/** Milliseconds the server asked us to wait, from `retry-after-ms` or `retry-after` (seconds or a date). */
-export const retryAfterMs = (headers: Readonly<Record<string, string>>, now: number = Date.now()): number | undefined => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined) {
-    const value = Number.parseFloat(ms)
-    if (Number.isFinite(value) && value >= 0) return Math.round(value)
-  }
-  const after = headers["retry-after"]?.trim()
-  if (after === undefined || after === "") return undefined
-  const seconds = Number(after)
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000)
-  const date = Date.parse(after)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
+export { retryAfterMs }
 
 /** The message of anything thrown or streamed as an error. */
 export const messageOf = (cause: unknown): string => {
@@ -166,8 +142,8 @@ export const classify = (cause: unknown, context: Context = {}): Failure => {
   if (retry !== undefined) failure.retryAfterMs = retry
   else {
     // Gemini states the delay only in the error body (google.rpc.RetryInfo).
-    const delay = RETRY_DELAY.exec(said)
-    if (delay !== null) failure.retryAfterMs = Math.round(Number(delay[1]) * 1000)
+    const delay = retryDelayMs(said)
+    if (delay !== undefined) failure.retryAfterMs = delay
   }
   const requestId = REQUEST_ID_HEADERS.map((name) => headers[name]).find((value) => value !== undefined && value !== "")
   if (requestId !== undefined) failure.requestId = requestId

@@ -8,6 +8,7 @@
  * responses itself (a fetch wrapper, see `observeFetch`) and classification
  * prefers what the wire said over what the message text suggests.
  */
+import { codeForStatus, retryAfterMs, retryDelayMs } from "@turnlog/llm/HttpFailure"
 import type { Failure, FailureCode } from "@turnlog/protocol"
 
 /** The parts of an HTTP response a failure can name. Header names are lower-case. */
@@ -49,20 +50,7 @@ export const observeFetch = (base: typeof globalThis.fetch = globalThis.fetch): 
   return { response: () => last, requestBody: () => body, fetch }
 }
 
-/** Milliseconds the server asked us to wait, from `retry-after-ms` or `retry-after` (seconds or a date). */
-export const retryAfterMs = (headers: Readonly<Record<string, string>>, now: number = Date.now()): number | undefined => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined) {
-    const value = Number.parseFloat(ms)
-    if (Number.isFinite(value) && value >= 0) return Math.round(value)
-  }
-  const after = headers["retry-after"]
-  if (after === undefined) return undefined
-  const seconds = Number(after.trim())
-  if (after.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000)
-  const date = Date.parse(after)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
+export { retryAfterMs }
 
 const requestIdOf = (headers: Readonly<Record<string, string>>): string | undefined => {
   for (const name of REQUEST_ID_HEADERS) {
@@ -77,18 +65,6 @@ const LEADING_STATUS = /^([1-5]\d\d)(?=[\s:(]|$)/
 const TIMEOUT = /timed? ?out|timeout|ETIMEDOUT|deadline exceeded/i
 const TRANSPORT = /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|connection (?:error|closed|reset)|premature close|other side closed|aborted by the server|UND_ERR/i
 const RATE_LIMIT = /rate.?limit|too many requests/i
-// A protobuf Duration in JSON: `"retryDelay": "45.837906927s"`.
-const RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/
-
-const codeForStatus = (status: number): FailureCode | undefined => {
-  if (status === 401 || status === 403) return "AUTH"
-  if (status === 429) return "RATE_LIMIT"
-  if (status === 408 || status === 504) return "TIMEOUT"
-  if (status === 413) return "CONTEXT_WINDOW_EXCEEDED"
-  if (status >= 500) return "SERVER"
-  if (status >= 400) return "INVALID_REQUEST"
-  return undefined
-}
 
 /**
  * Where a provider's refusal of replayed metadata points: Anthropic names the
@@ -169,8 +145,8 @@ export const classify = (message: string, options: ClassifyOptions = {}): Failur
   }
   if (failure.retryAfterMs === undefined) {
     // Gemini states the delay only in the error body (google.rpc.RetryInfo), which is the message.
-    const delay = RETRY_DELAY.exec(message)
-    if (delay !== null) failure.retryAfterMs = Math.round(Number(delay[1]) * 1000)
+    const delay = retryDelayMs(message)
+    if (delay !== undefined) failure.retryAfterMs = delay
   }
   return failure
 }

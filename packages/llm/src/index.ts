@@ -1,4 +1,5 @@
 export * as ChunkScript from "./ChunkScript.js"
+export * as HttpFailure from "./HttpFailure.js"
 export * as LlmAdapter from "./LlmAdapter.js"
 export * as Redacting from "./Redacting.js"
 export * as Redaction from "./Redaction.js"
