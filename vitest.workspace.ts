@@ -20,7 +20,9 @@ const packages = readdirSync(new URL("./packages", import.meta.url), { withFileT
   .map((entry) => entry.name)
 
 const inherited = process.env.NODE_OPTIONS ?? ""
-const nodeOptions = inherited.includes(`--conditions=${SOURCE}`) ? inherited : `${inherited} --conditions=${SOURCE}`.trim()
+const nodeOptions = inherited.includes(`--conditions=${SOURCE}`)
+  ? inherited
+  : `${inherited} --conditions=${SOURCE}`.trim()
 
 // Naming an e2e file on the command line runs it without setting the tier.
 const namesE2e = process.argv.some((arg) => arg.includes(".e2e."))
@@ -34,7 +36,10 @@ const selected = tiers[tier]
 if (selected === undefined) throw new Error(`TURNLOG_TIER is ${tier}; use fast, e2e or all`)
 
 // examples/: the packed packages installed into an app (see examples/test).
-const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), { name: "examples", root: "examples" }]
+const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), {
+  name: "examples",
+  root: "examples",
+}]
 
 export default defineWorkspace(
   projects.map(({ name, root }) => ({

@@ -40,6 +40,7 @@ export const scrub = (names: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pro
     const block = bounds()
     if (block === undefined) return 0
     // A private copy first: what the process reads must not point into the block cleared below.
+    // eslint-disable-next-line no-self-assign -- the assignment is what copies the value out of the block
     for (const name of wanted) env[name] = env[name]
     const fd = fs.openSync("/proc/self/mem", "r+")
     try {

@@ -95,7 +95,7 @@ const round = (f: () => void): number => {
   gc()
   let n = 0
   const start = performance.now()
-  let elapsed = 0
+  let elapsed: number
   do {
     f()
     n++

@@ -100,7 +100,7 @@ export const run = async (scenario: Scenario, options: RunOptions): Promise<Resu
     child.kill("SIGKILL")
     await exited
     clearTimeout(killer)
-    throw new Error(`scenario ${scenario.name}: ${error instanceof Error ? error.message : String(error)}\n--- agent stderr ---\n${stderr}`)
+    throw new Error(`scenario ${scenario.name}: ${error instanceof Error ? error.message : String(error)}\n--- agent stderr ---\n${stderr}`, { cause: error })
   }
   await writer.close().catch(() => undefined)
   const exitCode = await exited

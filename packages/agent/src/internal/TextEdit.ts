@@ -68,8 +68,14 @@ const trimmed = (lines: ReadonlyArray<string>, block: Block): Block => {
   let { from, to } = block
   let first = 0
   let last = block.added.length
-  while (from < to && first < last && lines[from] === block.added[first]) from++, first++
-  while (from < to && first < last && lines[to - 1] === block.added[last - 1]) to--, last--
+  while (from < to && first < last && lines[from] === block.added[first]) {
+    from++
+    first++
+  }
+  while (from < to && first < last && lines[to - 1] === block.added[last - 1]) {
+    to--
+    last--
+  }
   return { from, to, added: block.added.slice(first, last) }
 }
 

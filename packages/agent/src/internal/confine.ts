@@ -40,7 +40,7 @@ export const confine = (tool: string, cwd: string, requested: string): Effect.Ef
       try {
         root = await fs.realpath(cwd)
       } catch (error) {
-        if (errorCode(error) === "ENOENT") throw new Error(`the working directory ${cwd} no longer exists`)
+        if (errorCode(error) === "ENOENT") throw new Error(`the working directory ${cwd} no longer exists`, { cause: error })
         throw error
       }
       const target = path.resolve(root, requested)

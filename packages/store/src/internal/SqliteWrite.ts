@@ -50,7 +50,7 @@ export const makeWrite = (sql: SqlClient, file: string, inTransaction: InTransac
         let p = eventParams(id, events, from, to, params, 0)
         const firstSeq = events[from]!.seq
         params[p++] = id
-        params[p++] = firstSeq
+        params[p] = firstSeq
         const insert = Effect.flatMap(sql.unsafe(insertSql(to - from), params).raw, (result) =>
           (result as { readonly changes: number }).changes === to - from ? Effect.void : stale(id, firstSeq))
         effect = Effect.zipRight(effect, insert)
