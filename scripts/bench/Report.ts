@@ -43,7 +43,6 @@ export const machine = (root: string): string => {
 }
 
 // Colour and cursor sequences a bench may print on a terminal.
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g
 
 const render = (section: Section): string =>
