@@ -12,6 +12,7 @@ import type { AgentLoop } from "@turnlog/agent"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { Usage } from "@turnlog/protocol"
 import * as Style from "./chat/Style.js"
+import * as EditDiff from "./EditDiff.js"
 import { visible } from "./Visible.js"
 
 export interface RunViewOptions {
@@ -286,19 +287,7 @@ export class RunView {
 
   private diff(content: string): void {
     const paint = this.options.errTty && this.options.color
-    for (const line of linesOf(content).slice(1)) {
-      const shown = visible(line)
-      const styled = !paint
-        ? shown
-        : line.startsWith("+") && !line.startsWith("+++")
-        ? Style.green(shown)
-        : line.startsWith("-") && !line.startsWith("---")
-        ? Style.red(shown)
-        : line.startsWith("@@")
-        ? Style.cyan(shown)
-        : shown
-      this.options.err(`  ${styled}\n`)
-    }
+    for (const line of EditDiff.ofEditResult(content)) this.options.err(`  ${EditDiff.paintLine(line, paint)}\n`)
   }
 
   /** The spinner, on a terminal's stderr only, until the model's first token. */

@@ -30,6 +30,8 @@ export interface Options {
   readonly tools: ReadonlyArray<Tools.Tool>
   /** The directory new sessions belong to. */
   readonly cwd: string
+  /** The store's kind (`jsonl`, `sqlite`, …), as an exported page names it. */
+  readonly store: string
 }
 
 /** How many of a resumed session's turns are shown. */
@@ -52,6 +54,12 @@ export const run = (options: Options) =>
     const windowOf = (text: string): number | undefined => {
       const route = parseRoute(text)
       return route === undefined ? undefined : Option.getOrUndefined(adapter)?.modelInfo?.(route.provider, route.model)?.contextWindow
+    }
+
+    /** A call as its tool displays it: the title, and the changes an edit's diff is drawn from. */
+    const shownOf = (call: { readonly name: string; readonly arguments: string }) => {
+      const { title, changes } = display.display(call)
+      return { title, changes }
     }
 
     const restoreRules = (id: SessionId) =>
@@ -80,7 +88,7 @@ export const run = (options: Options) =>
                 view.apply({ type: "text-delta", text: item.text })
                 break
               case "tool-call":
-                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, display.display(item).title)
+                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, shownOf(item))
                 break
               case "tool-result":
                 view.apply({ type: "tool-result", callId: item.callId, name: "", content: item.content, isError: item.isError })
@@ -112,7 +120,7 @@ export const run = (options: Options) =>
         view.setBusy(true)
         yield* loop.prompt(state.id, content.right).pipe(
           Stream.runForEach((update) =>
-            Effect.sync(() => view.apply(update, update.type === "tool-call" ? display.display(update).title : undefined))
+            Effect.sync(() => view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined))
           ),
           Effect.ensuring(Effect.sync(() => view.setBusy(false))),
         )

@@ -100,7 +100,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         id = yield* sessionFor(options, choice, tools)
         yield* shown
       }
-      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd })
+      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd, store: settings.store })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* session.pipe(
