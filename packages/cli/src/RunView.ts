@@ -123,7 +123,8 @@ export const units = (text: string, final = false): { readonly units: Array<stri
   return { units: done, rest }
 }
 
-const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
+/** An amount in US dollars: cents above a dollar, four places below. */
+export const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
 
 const inputOf = (u: Usage): number => u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0)
 

@@ -49,3 +49,28 @@ describe("the interactive session's status lines", () => {
     await s.quit()
   })
 })
+
+describe("the interactive session's footer", () => {
+  it("shows the model, the tokens, the share of the context and the session's cost where the model has prices", async () => {
+    const usage = (inputTokens: number, outputTokens: number) => ({ type: "usage", usage: { inputTokens, outputTokens } } as const)
+    const s = await open([
+      [...text("First."), usage(1200, 34), stop],
+      [...text("Second."), usage(2500, 100), stop],
+    ], {
+      modelInfo: {
+        contextWindow: 10_000,
+        maxTokens: 1000,
+        cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+      },
+    })
+    s.send("one")
+    const first = await s.terminal.until((t) => t.includes("↑1200 ↓34 tokens"), "the first answer's tokens")
+    // 1200 × $3 + 34 × $15 per million tokens.
+    expect(first.split("\n").at(-1)).toBe(" scripted/test-model · ↑1200 ↓34 tokens · 12% of context · $0.0041 · /help fo...")
+    s.send("two")
+    const second = await s.terminal.until((t) => t.includes("↑2500 ↓100 tokens"), "the second answer's tokens")
+    // Both answers: $0.0041 + 2500 × $3 + 100 × $15 per million.
+    expect(second.split("\n").at(-1)).toBe(" scripted/test-model · ↑2500 ↓100 tokens · 26% of context · $0.0131 · /help f...")
+    await s.quit()
+  })
+})

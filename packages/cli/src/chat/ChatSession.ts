@@ -102,9 +102,19 @@ export const run = (options: Options) =>
         }
       })
 
+    /** The footer's context share and cost, from the session's log as the loop holds it. */
+    const refreshUsage = Effect.map(loop.contextUsage(state.id), (usage) =>
+      view.setFooter({
+        contextWindow: usage?.size ?? windowOf(state.model),
+        // A session with no answer yet has used nothing worth a share.
+        contextUsed: usage === undefined || usage.used === 0 ? undefined : usage.used,
+        costUsd: usage?.costUsd,
+      }))
+
     yield* restoreRules(state.id)
     yield* showPast(state.id)
     view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
+    yield* refreshUsage
     view.listen({
       onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
       onCancel: () => void Runtime.runFork(runtime)(loop.cancel(state.id)),
@@ -120,7 +130,10 @@ export const run = (options: Options) =>
         view.setBusy(true)
         yield* loop.prompt(state.id, content.right).pipe(
           Stream.runForEach((update) =>
-            Effect.sync(() => view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined))
+            Effect.zipRight(
+              Effect.sync(() => view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined)),
+              update.type === "usage" ? refreshUsage : Effect.void,
+            )
           ),
           Effect.ensuring(Effect.sync(() => view.setBusy(false))),
         )
@@ -139,20 +152,30 @@ export const run = (options: Options) =>
         // The old session's lease goes now: another process may continue it.
         yield* Effect.ignore(loop.release(old))
         permissions.restore(id, [])
+        yield* refreshUsage
         return id
       }),
       switchSession: (id) =>
         Effect.gen(function*() {
-          yield* loop.load(id, { model: state.model, tools: options.tools })
+          // The session keeps its model, as `run --session` keeps it; one that made no request yet takes the chat's.
+          const loaded = yield* loop.load(id, { keepModel: true, tools: options.tools })
+          const last = AgentLoop.lastRoute(loaded.events)
+          if (last === undefined) yield* loop.load(id, { model: state.model, tools: options.tools })
+          else state.model = `${last.provider}/${last.model}`
           const old = state.id
           state.id = id
           yield* Effect.ignore(loop.release(old))
           yield* restoreRules(id)
           yield* showPast(id)
+          view.setFooter({ model: state.model })
+          yield* refreshUsage
         }),
       cwd: options.cwd,
       switchModel: (model) =>
-        Effect.map(loop.load(state.id, { model, tools: options.tools }), () => view.setFooter({ contextWindow: windowOf(model) })),
+        loop.load(state.id, { model, tools: options.tools }).pipe(
+          Effect.tap(() => Effect.sync(() => void (state.model = model))),
+          Effect.zipRight(Effect.suspend(() => refreshUsage)),
+        ),
     })
 
     while (true) {

@@ -26,7 +26,7 @@ import type { AgentLoop, Tools } from "@turnlog/agent"
 import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
 import * as Color from "../Color.js"
 import * as EditDiff from "../EditDiff.js"
-import { summary } from "../RunView.js"
+import { dollars, summary } from "../RunView.js"
 import { visible } from "../Visible.js"
 import * as Style from "./Style.js"
 
@@ -57,6 +57,10 @@ export interface Footer {
   readonly outputTokens?: number | undefined
   /** The model's context window, when the adapter knows it. */
   readonly contextWindow?: number | undefined
+  /** Tokens in context after the latest answer, from the log (else the latest usage's). */
+  readonly contextUsed?: number | undefined
+  /** The session's answers so far in US dollars, where their models have prices. */
+  readonly costUsd?: number | undefined
 }
 
 type Streaming =
@@ -340,12 +344,12 @@ export class ChatView {
   private renderFooter(): void {
     const f = this.footer
     const parts = [f.model]
-    if (f.inputTokens !== undefined) {
-      parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
-      if (f.contextWindow !== undefined && f.contextWindow > 0) {
-        parts.push(`${Math.round((100 * (f.inputTokens + (f.outputTokens ?? 0))) / f.contextWindow)}% of context`)
-      }
+    if (f.inputTokens !== undefined) parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
+    const used = f.contextUsed ?? (f.inputTokens === undefined ? undefined : f.inputTokens + (f.outputTokens ?? 0))
+    if (used !== undefined && f.contextWindow !== undefined && f.contextWindow > 0) {
+      parts.push(`${Math.round((100 * used) / f.contextWindow)}% of context`)
     }
+    if (f.costUsd !== undefined) parts.push(dollars(f.costUsd))
     const hint = this.exitArmed
       ? "press Ctrl-C again to leave"
       : this.busy

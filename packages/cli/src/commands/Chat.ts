@@ -26,7 +26,7 @@ import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { VERSION } from "../Version.js"
 import { modelsOffered } from "./Acp.js"
-import { announce, noProvider, sessionFor } from "./Run.js"
+import { announce, noProvider, openSession } from "./Run.js"
 
 export interface ChatOptions {
   readonly model: Option.Option<string>
@@ -84,7 +84,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         }),
         (stop) => Effect.sync(stop),
       )
-      let id: SessionId
+      let opened: { readonly id: SessionId; readonly route: string }
       if (options.resume) {
         yield* shown
         const store = yield* SessionStore.SessionStore
@@ -94,13 +94,14 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         }
         const chosen = yield* Effect.promise(() => view.pick("Resume which session?", Resume.items(sessions, Date.now())))
         if (chosen === undefined) return
-        id = yield* sessionFor({ session: Option.some(chosen), continue: false, model: options.model }, choice, tools)
+        opened = yield* openSession({ session: Option.some(chosen), continue: false, model: options.model }, choice, tools)
       } else {
         // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
-        id = yield* sessionFor(options, choice, tools)
+        opened = yield* openSession(options, choice, tools)
         yield* shown
       }
-      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd, store: settings.store })
+      // A session continued keeps its model, as `run` keeps it: the footer names the route its requests go to.
+      yield* ChatSession.run({ view, permissions, session: opened.id, model: opened.route, tools, cwd, store: settings.store })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* session.pipe(

@@ -83,7 +83,7 @@ export const open = async (
     return id
   })
   const fiber = Effect.runFork(Effect.provide(program, runtime))
-  await terminal.until((t) => t.includes("session "), "the footer")
+  await terminal.until((t) => t.includes("/help for"), "the footer")
   const events = (id: SessionId) =>
     Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) =>
       l.events
