@@ -193,6 +193,14 @@ export class RunView {
         this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
         // Waiting for the model again.
         return this.wait()
+      case "compaction":
+        this.say(
+          update.phase === "start"
+            ? "compacting: summarising the older history to make room"
+            : `older history summarised (${tokens(update.tokensBefore)} → ${tokens(update.tokensAfter)} tokens)`,
+        )
+        // The summary request, then the turn's own, is waited for.
+        return this.wait()
       case "turn-end":
         this.close()
         // For the person at the terminal; a script reads usage from --json.

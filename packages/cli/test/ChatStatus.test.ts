@@ -74,3 +74,30 @@ describe("the interactive session's footer", () => {
     await s.quit()
   })
 })
+
+describe("a compaction in the interactive session", () => {
+  it("is a status line while the summary is asked for, then says what it came to, and the turn goes on", async () => {
+    // About 1,600 tokens each (four characters to a token): the third request would not leave a 4,000-token window its reserve.
+    const long = (label: string) => Array.from({ length: 400 }, (_, i) => `${label}${i}`.padEnd(15, "x")).join(" ")
+    const s = await open([
+      [...text(long("a")), stop],
+      [...text(long("b")), stop],
+      { chunks: [...text("The user asked ", "for two long answers."), stop], delayMs: 20 },
+      [...text("Third answer."), stop],
+    ], { modelInfo: { contextWindow: 4000, maxTokens: 500 } }, { rows: 20 })
+    s.send("first")
+    await s.terminal.until((t) => t.includes("a399"), "the first answer")
+    s.send("second")
+    await s.terminal.until((t) => t.includes("b399"), "the second answer")
+    s.send("third")
+    const during = await s.terminal.until((t) => t.includes("compacting"), "the compaction under way")
+    expect(during).toContain(" › third\n compacting: summarising the older history to make room…")
+    const after = await s.terminal.until((t) => t.includes("Third answer."), "the third answer")
+    expect(after).toMatch(/ › third\n older history summarised \(\d+ → \d+ tokens\)\n Third answer\./)
+    expect(after).not.toContain("compacting:")
+    const id = await s.quit()
+    const compaction = (await s.events(id)).find((e) => e.type === "context/compaction")!
+    const { tokensBefore, tokensAfter } = compaction.data as { tokensBefore: number; tokensAfter: number }
+    expect(after).toContain(` older history summarised (${tokensBefore} → ${tokensAfter} tokens)\n`)
+  })
+})

@@ -94,7 +94,7 @@ export const run = (options: Options) =>
                 view.apply({ type: "tool-result", callId: item.callId, name: "", content: item.content, isError: item.isError })
                 break
               case "compaction":
-                view.note(`older history summarised (${item.tokensBefore} → ${item.tokensAfter} tokens)`)
+                view.apply({ type: "compaction", phase: "done", tokensBefore: item.tokensBefore, tokensAfter: item.tokensAfter })
                 break
             }
           }

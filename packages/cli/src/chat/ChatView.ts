@@ -113,6 +113,8 @@ export class ChatView {
     { readonly line: Text; readonly title: string; readonly name: string; readonly changes: ReadonlyArray<Tools.Change> }
   >()
   private busy = false
+  /** The status line of a compaction under way. */
+  private compacting: Text | undefined
   /** Every piece of reasoning shown, so Ctrl-O can fold and unfold them all. */
   private readonly reasonings: Array<{ readonly view: Text; readonly text: () => string }> = []
   private reasoningFolded = false
@@ -229,6 +231,8 @@ export class ChatView {
         return this.note(
           `${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${Math.round(update.delayMs / 100) / 10} s`,
         )
+      case "compaction":
+        return this.compaction(update)
       case "turn-start":
         return
       case "turn-end":
@@ -249,6 +253,23 @@ export class ChatView {
             )
         }
     }
+  }
+
+  /**
+   * A compaction as a status line: said while the summary is asked for, then
+   * the same line says what it came to. A turn that ends first (the summary
+   * failed, or was cancelled) leaves it as it was and says why below.
+   */
+  private compaction(update: Extract<AgentLoop.AgentUpdate, { type: "compaction" }>): void {
+    if (update.phase === "start") {
+      this.compacting = new Text(Style.gray("compacting: summarising the older history to make room…"), 1, 0)
+      return this.add(this.compacting)
+    }
+    const said = Style.gray(`older history summarised (${count(update.tokensBefore)} → ${count(update.tokensAfter)} tokens)`)
+    if (this.compacting === undefined) return this.add(new Text(said, 1, 0))
+    this.compacting.setText(said)
+    this.compacting = undefined
+    this.tui.requestRender()
   }
 
   /**
