@@ -2,6 +2,8 @@
 // in a headless terminal: the diff under an edit's status line, the footer's
 // cost, a compaction while it happens, the models /model offers, and
 // /export's page.
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { ENTER, open, stop, text, toolCall } from "./support/chat.js"
 
@@ -99,5 +101,29 @@ describe("a compaction in the interactive session", () => {
     const compaction = (await s.events(id)).find((e) => e.type === "context/compaction")!
     const { tokensBefore, tokensAfter } = compaction.data as { tokensBefore: number; tokensAfter: number }
     expect(after).toContain(` older history summarised (${tokensBefore} → ${tokensAfter} tokens)\n`)
+  })
+})
+
+describe("/export in the interactive session", () => {
+  it("writes the session's HTML page to turnlog-<id>.html here, or to the file named, and says where", async () => {
+    const s = await open([[...text("The answer is **forty-two**."), stop]])
+    s.send("what is the answer?")
+    await s.terminal.until((t) => t.includes("forty-two"), "the answer")
+    s.send("/export")
+    const said = await s.terminal.until((t) => t.includes("exported to"), "the export's status line")
+    const id = /turnlog-(\d{8}T\S+)\.html/.exec(said)![1]!
+    const page = join(s.cwd, `turnlog-${id}.html`)
+    expect(said).toContain(` › /export\n exported to ${page}\n`)
+    const html = readFileSync(page, "utf8")
+    expect(html).toMatch(/^<!doctype html>/i)
+    expect(html).toContain("<strong>forty-two</strong>")
+    expect(html).toContain("what is the answer?")
+    s.send("/export pages/out.html")
+    const refused = await s.terminal.until((t) => t.includes("cannot write"), "the refusal")
+    expect(refused).toContain(` cannot write ${join(s.cwd, "pages/out.html")}: ENOENT`)
+    s.send("/export out.html")
+    await s.terminal.until((t) => t.includes(`exported to ${join(s.cwd, "out.html")}`), "the second export")
+    expect(readFileSync(join(s.cwd, "out.html"), "utf8")).toBe(html)
+    expect(await s.quit()).toBe(id)
   })
 })

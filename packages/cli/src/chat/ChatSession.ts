@@ -12,6 +12,7 @@ import * as Updates from "@turnlog/acp/Updates"
 import { LlmAdapter } from "@turnlog/llm"
 import { parseRoute, type SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
+import * as OutputFile from "../OutputFile.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as Transcript from "../Transcript.js"
 import * as Attach from "./Attach.js"
@@ -171,6 +172,12 @@ export const run = (options: Options) =>
           yield* refreshUsage
         }),
       cwd: options.cwd,
+      // The page's code is loaded when a page is asked for, not with every chat.
+      exportPage: (id, path) =>
+        Effect.promise(() => import("../html/HtmlExport.js")).pipe(
+          Effect.flatMap((HtmlExport) => OutputFile.writeFile(path, (write) => HtmlExport.writePage(id, options.store, write))),
+          Effect.provideService(SessionStore.SessionStore, store),
+        ),
       switchModel: (model) =>
         loop.load(state.id, { model, tools: options.tools }).pipe(
           Effect.tap(() => Effect.sync(() => void (state.model = model))),

@@ -4,6 +4,7 @@
  * `turnlog sessions`, `/model` is `--model` on continue — and says the
  * outcome in the view.
  */
+import { resolve } from "node:path"
 import type { SlashCommand } from "@mariozechner/pi-tui"
 import { Effect } from "effect"
 import { AgentLoop } from "@turnlog/agent"
@@ -30,6 +31,7 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
   { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now" },
   { name: "sessions", description: "list the stored sessions" },
+  { name: "export", description: "write the session as one HTML page (as turnlog export --html)", argumentHint: "[<file.html>]" },
   { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
   { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
 ]
@@ -53,7 +55,12 @@ export interface Deps {
   readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
   readonly cwd: string
   readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
+  /** Writes the session's HTML page to `path` (absolute), whole or not at all. */
+  readonly exportPage: (id: SessionId, path: string) => Effect.Effect<void, CommandFailed | StoreError.StoreError>
 }
+
+/** Where `/export` writes when no file is named: the current directory, named for the session. */
+export const exportName = (id: SessionId): string => `turnlog-${id}.html`
 
 export type Next = "stay" | "quit"
 
@@ -114,6 +121,14 @@ export const make = (deps: Deps) => {
             )
           }),
         )
+      case "export": {
+        const path = resolve(deps.cwd, argument === "" ? exportName(state.id) : argument)
+        const id = state.id
+        return Effect.map(deps.exportPage(id, path), () => {
+          view.note(`exported to ${path}`)
+          return "stay" as const
+        })
+      }
       case "doctor":
         return Effect.map(deps.store.read(state.id), (loaded) => {
           view.block(Doctor.render(Doctor.diagnose(loaded)))
