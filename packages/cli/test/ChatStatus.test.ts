@@ -127,3 +127,27 @@ describe("/export in the interactive session", () => {
     expect(await s.quit()).toBe(id)
   })
 })
+
+describe("/model in the interactive session", () => {
+  it("alone lists the models turnlog models prints, and the one picked is said and used from the next turn on", async () => {
+    const s = await open([[...text("From the third."), stop]], {}, {
+      models: ["scripted/test-model", "scripted/other", "scripted/third"],
+    })
+    s.send("/model")
+    const list = await s.terminal.until((t) => t.includes("scripted/third"), "the list of models")
+    expect(list).toMatch(
+      / › \/model\n\n Switch from scripted\/test-model to which model\?\n→ scripted\/test-model +in use\n +scripted\/other\n +scripted\/third\n/,
+    )
+    s.terminal.type("\x1b[B") // down
+    s.terminal.type("\x1b[B")
+    s.terminal.type(ENTER)
+    const said = await s.terminal.until((t) => t.includes("from the next turn on"), "the switch")
+    expect(said).toContain(" model: scripted/test-model → scripted/third from the next turn on")
+    expect(said.split("\n").at(-1)).toMatch(/^ scripted\/third · \/help for commands/)
+    s.send("hello")
+    await s.terminal.until((t) => t.includes("From the third."), "the answer")
+    const id = await s.quit()
+    const requests = (await s.events(id)).filter((e) => e.type === "request/start").map((e) => e.data)
+    expect(requests).toEqual([{ provider: "scripted", model: "third", step: 1, attempt: 1 }])
+  })
+})

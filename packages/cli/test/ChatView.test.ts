@@ -242,7 +242,7 @@ describe("the interactive session's view", () => {
     })
     s.terminal.type("/model scripted/other")
     s.terminal.type(ENTER)
-    await s.terminal.until((t) => t.includes("model scripted/other from the next turn on"), "the switch")
+    await s.terminal.until((t) => t.includes("model: scripted/test-model → scripted/other from the next turn on"), "the switch")
     s.terminal.type("hello")
     s.terminal.type(ENTER)
     const answered = await s.terminal.until((t) => t.includes("From the other."), "the answer")

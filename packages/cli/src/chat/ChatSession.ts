@@ -33,6 +33,8 @@ export interface Options {
   readonly cwd: string
   /** The store's kind (`jsonl`, `sqlite`, …), as an exported page names it. */
   readonly store: string
+  /** The routes `/model` offers (the list `turnlog models` prints). */
+  readonly models?: ReadonlyArray<string>
 }
 
 /** How many of a resumed session's turns are shown. */
@@ -172,6 +174,7 @@ export const run = (options: Options) =>
           yield* refreshUsage
         }),
       cwd: options.cwd,
+      models: options.models ?? [],
       // The page's code is loaded when a page is asked for, not with every chat.
       exportPage: (id, path) =>
         Effect.promise(() => import("../html/HtmlExport.js")).pipe(

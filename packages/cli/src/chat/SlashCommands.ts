@@ -54,6 +54,8 @@ export interface Deps {
   readonly newSession: Effect.Effect<SessionId, AgentLoop.AgentError>
   readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
   readonly cwd: string
+  /** What `/model` alone offers to choose from. */
+  readonly models: ReadonlyArray<string>
   readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
   /** Writes the session's HTML page to `path` (absolute), whole or not at all. */
   readonly exportPage: (id: SessionId, path: string) => Effect.Effect<void, CommandFailed | StoreError.StoreError>
@@ -86,22 +88,31 @@ export const make = (deps: Deps) => {
           view.setFooter({ session: id, inputTokens: undefined, outputTokens: undefined })
           return "stay"
         })
-      case "model":
-        if (argument === "") {
+      case "model": {
+        const switchTo = (model: string) => {
+          const was = state.model
+          return AgentLoop.parseModel(model).pipe(
+            Effect.zipRight(deps.switchModel(model)),
+            Effect.map((): Next => {
+              state.model = model
+              view.note(was === model ? `the model stays ${model}` : `model: ${was} → ${model} from the next turn on`)
+              view.setFooter({ model })
+              return "stay"
+            }),
+          )
+        }
+        if (argument !== "") return switchTo(argument)
+        if (deps.models.length === 0) {
           return Effect.sync(() => {
             view.note(`the model is ${state.model}; switch with /model <provider/model>`)
             return "stay"
           })
         }
-        return AgentLoop.parseModel(argument).pipe(
-          Effect.zipRight(deps.switchModel(argument)),
-          Effect.map(() => {
-            state.model = argument
-            view.note(`model ${argument} from the next turn on`)
-            view.setFooter({ model: argument })
-            return "stay"
-          }),
+        const items = deps.models.map((m) => ({ value: m, label: m, ...(m === state.model ? { description: "in use" } : {}) }))
+        return Effect.promise(() => view.pick(`Switch from ${state.model} to which model?`, items)).pipe(
+          Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen))),
         )
+      }
       case "resume":
         return Resume.here(deps.store, deps.cwd).pipe(
           Effect.flatMap((all) => {

@@ -25,7 +25,7 @@ import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { VERSION } from "../Version.js"
-import { modelsOffered } from "./Acp.js"
+import * as Models from "./Models.js"
 import { announce, noProvider, openSession } from "./Run.js"
 
 export interface ChatOptions {
@@ -58,7 +58,8 @@ export const chat = (settings: Settings, options: ChatOptions) =>
     const cwd = process.cwd()
     const history = History.fileFor(settings.home, cwd)
     const redactor = Secrets.of(settings).redactor
-    const models = yield* modelsOffered(settings, choice)
+    // The list `turnlog models` prints, after the model chosen here (a scripted one is in no catalog).
+    const models = [...new Set([choice.route, ...(yield* Models.listed(settings)).map((row) => row.route)])]
     const view = new ChatView(new ProcessTerminal(), {
       commands: SlashCommands.commands(models),
       cwd,
@@ -101,7 +102,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         yield* shown
       }
       // A session continued keeps its model, as `run` keeps it: the footer names the route its requests go to.
-      yield* ChatSession.run({ view, permissions, session: opened.id, model: opened.route, tools, cwd, store: settings.store })
+      yield* ChatSession.run({ view, permissions, session: opened.id, model: opened.route, tools, cwd, store: settings.store, models })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* session.pipe(

@@ -44,6 +44,8 @@ export interface OpenOptions extends Partial<ViewOptions> {
   readonly files?: Record<string, string>
   /** Rows of the headless terminal (80 columns). */
   readonly rows?: number
+  /** What `/model` offers (and completes). */
+  readonly models?: ReadonlyArray<string>
   /** The loop's compaction setting. */
   readonly compaction?: AgentLoop.CompactionSetting
 }
@@ -58,7 +60,11 @@ export const open = async (
   dirs.push(cwd)
   for (const [name, content] of Object.entries(viewOptions.files ?? {})) writeFileSync(join(cwd, name), content)
   const terminal = new HeadlessTerminal(80, viewOptions.rows ?? 30)
-  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd, ...viewOptions })
+  const view = new ChatView(terminal, {
+    commands: viewOptions.models === undefined ? SlashCommands.COMMANDS : SlashCommands.commands(viewOptions.models),
+    cwd,
+    ...viewOptions,
+  })
   const permissions = ChatPermissions.make(view)
   const layer = AgentLoop.layer({
     model: MODEL,
@@ -77,7 +83,7 @@ export const open = async (
     const loop = yield* AgentLoop.AgentLoop
     const id = yield* loop.createSession({ cwd, model: MODEL })
     view.start()
-    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd, store: "memory" }).pipe(
+    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd, store: "memory", ...(viewOptions.models === undefined ? {} : { models: viewOptions.models }) }).pipe(
       Effect.ensuring(Effect.sync(() => view.stop())),
     )
     return id
