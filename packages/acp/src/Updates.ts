@@ -122,6 +122,7 @@ export const fromAgentUpdate = (
       }
     case "turn-start":
     case "usage":
+    case "compaction":
     case "turn-end":
       return undefined
   }

@@ -12,6 +12,7 @@ import type { AgentLoop } from "@turnlog/agent"
 import type { LlmAdapter } from "@turnlog/llm"
 import type { Usage } from "@turnlog/protocol"
 import * as Style from "./chat/Style.js"
+import * as EditDiff from "./EditDiff.js"
 import { visible } from "./Visible.js"
 
 export interface RunViewOptions {
@@ -122,7 +123,8 @@ export const units = (text: string, final = false): { readonly units: Array<stri
   return { units: done, rest }
 }
 
-const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
+/** An amount in US dollars: cents above a dollar, four places below. */
+export const dollars = (n: number): string => `$${n >= 1 ? n.toFixed(2) : n.toFixed(4)}`
 
 const inputOf = (u: Usage): number => u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0)
 
@@ -190,6 +192,14 @@ export class RunView {
       case "retry":
         this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
         // Waiting for the model again.
+        return this.wait()
+      case "compaction":
+        this.say(
+          update.phase === "start"
+            ? "compacting: summarising the older history to make room"
+            : `older history summarised (${tokens(update.tokensBefore)} → ${tokens(update.tokensAfter)} tokens)`,
+        )
+        // The summary request, then the turn's own, is waited for.
         return this.wait()
       case "turn-end":
         this.close()
@@ -286,19 +296,7 @@ export class RunView {
 
   private diff(content: string): void {
     const paint = this.options.errTty && this.options.color
-    for (const line of linesOf(content).slice(1)) {
-      const shown = visible(line)
-      const styled = !paint
-        ? shown
-        : line.startsWith("+") && !line.startsWith("+++")
-        ? Style.green(shown)
-        : line.startsWith("-") && !line.startsWith("---")
-        ? Style.red(shown)
-        : line.startsWith("@@")
-        ? Style.cyan(shown)
-        : shown
-      this.options.err(`  ${styled}\n`)
-    }
+    for (const line of EditDiff.ofEditResult(content)) this.options.err(`  ${EditDiff.paintLine(line, paint)}\n`)
   }
 
   /** The spinner, on a terminal's stderr only, until the model's first token. */

@@ -6,6 +6,7 @@ import { execFile, execFileSync, spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { Loopback } from "@turnlog/testkit"
 import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
@@ -234,6 +235,49 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     const events = logLines(home, id!)
     expect(events.at(-1)).toEqual(expect.objectContaining({ type: "turn/end", data: { reason: "cancelled" } }))
     expect(events.find((e: { type: string }) => e.type === "assistant/message").data.interrupted).toBe(true)
+  })
+})
+
+describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("turnlog chat --continue", () => {
+  it("keeps the session's model as run keeps it: the footer names it and the requests go to it", async () => {
+    const server = await Loopback.start()
+    try {
+      const dir = tempDir("chat-kept")
+      const home = join(dir, "home")
+      const cwd = join(dir, "work")
+      execFileSync("mkdir", ["-p", home, cwd])
+      const provider = (api: Loopback.Api, id: string) => ({
+        api,
+        baseUrl: server.baseUrl(api),
+        apiKeyEnv: "LOOP_TEST_KEY",
+        models: [{ id, contextWindow: 200000, maxTokens: 8192 }],
+      })
+      writeFileSync(join(home, "config.json"), JSON.stringify({
+        model: "loop/m",
+        providers: { loop: provider("anthropic-messages", "m"), other: provider("openai-completions", "big") },
+      }))
+      const env = { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-model-0123456789" }
+      server.enqueue({ blocks: [{ type: "text", text: "one" }] })
+      const first = await turnlog(["run", "--model", "other/big", "first"], { cwd, env })
+      expect(first.code, first.stderr).toBe(0)
+      server.enqueue({ blocks: [{ type: "text", text: "Still the big one." }] })
+      const t = await terminal(cwd, env, ["chat", "--continue"])
+      try {
+        const opened = await t.until("/help for commands")
+        expect(opened.split("\n").filter((l) => l !== "").at(-1)).toMatch(/^ other\/big · /)
+        await t.type("second")
+        await t.key("Enter")
+        await t.until("Still the big one.")
+        await t.type("/quit")
+        await t.key("Enter")
+        await t.until("[exit 0]")
+      } finally {
+        await t.close()
+      }
+      expect(server.requests().map((r) => `${r.api} ${r.model}`)).toEqual(["openai-completions big", "openai-completions big"])
+    } finally {
+      await server.close()
+    }
   })
 })
 

@@ -2,90 +2,11 @@
 // session driver and permission questions over the agent loop with the
 // scripted model and the memory store, drawn into a headless terminal whose
 // screen is read back as text.
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Fiber, Layer } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
-import { AgentLoop, Builtins } from "@turnlog/agent"
-import { Scripted } from "@turnlog/llm"
-import type { SessionId, StreamChunk } from "@turnlog/protocol"
-import { Memory, SessionStore } from "@turnlog/store"
-import * as ChatPermissions from "../src/chat/ChatPermissions.js"
-import * as ChatSession from "../src/chat/ChatSession.js"
-import { ChatView, type ViewOptions } from "../src/chat/ChatView.js"
+import { describe, expect, it } from "vitest"
 import * as SlashCommands from "../src/chat/SlashCommands.js"
-import { HeadlessTerminal } from "./support/headless.js"
-
-const MODEL = "scripted/test-model"
-const ENTER = "\r"
-const CTRL_C = "\x03"
-
-const text = (...deltas: ReadonlyArray<string>): Array<StreamChunk> => [
-  { type: "block-start", index: 0, blockType: "text" },
-  ...deltas.map((t): StreamChunk => ({ type: "text-delta", index: 0, text: t })),
-  { type: "block-end", index: 0, block: { type: "text", text: deltas.join("") } },
-]
-const stop: StreamChunk = { type: "finish", reason: { kind: "stop" } }
-const toolCall = (id: string, name: string, args: string): Array<StreamChunk> => [
-  { type: "block-start", index: 0, blockType: "tool-call" },
-  { type: "tool-call-delta", index: 0, id, name, argumentsDelta: args },
-  { type: "block-end", index: 0, block: { type: "tool-call", id, name, arguments: args } },
-  { type: "finish", reason: { kind: "tool-calls" } },
-]
-
-const dirs: Array<string> = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-/** A session in a fresh directory, driven from a headless terminal until `/quit`. */
-const open = async (
-  script: Scripted.Script,
-  options: Scripted.Options & { readonly retryDelayMs?: number } = {},
-  viewOptions: Partial<ViewOptions> & { readonly files?: Record<string, string> } = {},
-) => {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-chat-")))
-  dirs.push(cwd)
-  for (const [name, content] of Object.entries(viewOptions.files ?? {})) writeFileSync(join(cwd, name), content)
-  const terminal = new HeadlessTerminal(80, 30)
-  const view = new ChatView(terminal, { commands: SlashCommands.COMMANDS, cwd, ...viewOptions })
-  const permissions = ChatPermissions.make(view)
-  const layer = AgentLoop.layer({
-    model: MODEL,
-    ...(options.retryDelayMs === undefined ? {} : { retry: { baseDelayMs: options.retryDelayMs } }),
-  }).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      Scripted.layerScripted(script, options),
-      Memory.layerMemory,
-      Builtins.layer(),
-      permissions.layer,
-    )),
-  )
-  const runtime = await Effect.runPromise(Effect.scoped(Layer.toRuntime(layer)).pipe(Effect.map((r) => r)))
-  const program = Effect.gen(function*() {
-    const loop = yield* AgentLoop.AgentLoop
-    const id = yield* loop.createSession({ cwd, model: MODEL })
-    view.start()
-    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd }).pipe(
-      Effect.ensuring(Effect.sync(() => view.stop())),
-    )
-    return id
-  })
-  const fiber = Effect.runFork(Effect.provide(program, runtime))
-  await terminal.until((t) => t.includes("session "), "the footer")
-  const events = (id: SessionId) =>
-    Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) =>
-      l.events
-    )
-  const done = () => Effect.runPromise(Fiber.join(fiber))
-  const quit = async () => {
-    terminal.type("/quit")
-    terminal.type(ENTER)
-    return done()
-  }
-  return { terminal, cwd, quit, done, events }
-}
+import { CTRL_C, ENTER, open, stop, text, toolCall } from "./support/chat.js"
 
 describe("the interactive session's view", () => {
   it("shows the prompt and the streamed answer as rendered markdown, and the footer's tokens and context share", async () => {
@@ -321,7 +242,7 @@ describe("the interactive session's view", () => {
     })
     s.terminal.type("/model scripted/other")
     s.terminal.type(ENTER)
-    await s.terminal.until((t) => t.includes("model scripted/other from the next turn on"), "the switch")
+    await s.terminal.until((t) => t.includes("model: scripted/test-model → scripted/other from the next turn on"), "the switch")
     s.terminal.type("hello")
     s.terminal.type(ENTER)
     const answered = await s.terminal.until((t) => t.includes("From the other."), "the answer")

@@ -28,6 +28,13 @@ export type AgentUpdate =
    * as its `request/start` will record it.
    */
   | { readonly type: "retry"; readonly attempt: number; readonly delayMs: number; readonly failure: Failure }
+  /**
+   * The history before a cut is being summarised to make room (`start`, before
+   * the summary request), and what it came to once `context/compaction` is
+   * written (`done`, the request's estimates before and after).
+   */
+  | { readonly type: "compaction"; readonly phase: "start" }
+  | { readonly type: "compaction"; readonly phase: "done"; readonly tokensBefore: number; readonly tokensAfter: number }
   | {
     readonly type: "turn-end"
     readonly reason: SessionLog.TurnEndReason

@@ -91,6 +91,7 @@ export const run = (
     const cut = yield* AnswerRoom.cut(deps, b, target, events)
     if (cut === undefined) return Either.right({ _tag: "nothing-to-cut", tokens: before.tokens } as const)
     const { contextWindow } = b.info
+    yield* deps.emit({ type: "compaction", phase: "start" })
     const parts = yield* AnswerRoom.parts(deps, b, target, cut)
     let summary = cut.previousSummary
     let attempt = 0
@@ -121,5 +122,6 @@ export const run = (
       model: deps.journal.route.model,
     })])
     yield* deps.writer.flush
+    yield* deps.emit({ type: "compaction", phase: "done", tokensBefore: before.tokens, tokensAfter })
     return Either.right({ _tag: "compacted", tokensBefore: before.tokens, tokensAfter } as const)
   })

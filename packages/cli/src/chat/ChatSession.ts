@@ -12,6 +12,7 @@ import * as Updates from "@turnlog/acp/Updates"
 import { LlmAdapter } from "@turnlog/llm"
 import { parseRoute, type SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
+import * as OutputFile from "../OutputFile.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as Transcript from "../Transcript.js"
 import * as Attach from "./Attach.js"
@@ -30,6 +31,10 @@ export interface Options {
   readonly tools: ReadonlyArray<Tools.Tool>
   /** The directory new sessions belong to. */
   readonly cwd: string
+  /** The store's kind (`jsonl`, `sqlite`, …), as an exported page names it. */
+  readonly store: string
+  /** The routes `/model` offers (the list `turnlog models` prints). */
+  readonly models?: ReadonlyArray<string>
 }
 
 /** How many of a resumed session's turns are shown. */
@@ -52,6 +57,12 @@ export const run = (options: Options) =>
     const windowOf = (text: string): number | undefined => {
       const route = parseRoute(text)
       return route === undefined ? undefined : Option.getOrUndefined(adapter)?.modelInfo?.(route.provider, route.model)?.contextWindow
+    }
+
+    /** A call as its tool displays it: the title, and the changes an edit's diff is drawn from. */
+    const shownOf = (call: { readonly name: string; readonly arguments: string }) => {
+      const { title, changes } = display.display(call)
+      return { title, changes }
     }
 
     const restoreRules = (id: SessionId) =>
@@ -80,13 +91,13 @@ export const run = (options: Options) =>
                 view.apply({ type: "text-delta", text: item.text })
                 break
               case "tool-call":
-                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, display.display(item).title)
+                view.apply({ type: "tool-call", callId: item.callId, name: item.name, arguments: item.arguments }, shownOf(item))
                 break
               case "tool-result":
                 view.apply({ type: "tool-result", callId: item.callId, name: "", content: item.content, isError: item.isError })
                 break
               case "compaction":
-                view.note(`older history summarised (${item.tokensBefore} → ${item.tokensAfter} tokens)`)
+                view.apply({ type: "compaction", phase: "done", tokensBefore: item.tokensBefore, tokensAfter: item.tokensAfter })
                 break
             }
           }
@@ -94,9 +105,19 @@ export const run = (options: Options) =>
         }
       })
 
+    /** The footer's context share and cost, from the session's log as the loop holds it. */
+    const refreshUsage = Effect.map(loop.contextUsage(state.id), (usage) =>
+      view.setFooter({
+        contextWindow: usage?.size ?? windowOf(state.model),
+        // A session with no answer yet has used nothing worth a share.
+        contextUsed: usage === undefined || usage.used === 0 ? undefined : usage.used,
+        costUsd: usage?.costUsd,
+      }))
+
     yield* restoreRules(state.id)
     yield* showPast(state.id)
     view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
+    yield* refreshUsage
     view.listen({
       onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
       onCancel: () => void Runtime.runFork(runtime)(loop.cancel(state.id)),
@@ -112,7 +133,10 @@ export const run = (options: Options) =>
         view.setBusy(true)
         yield* loop.prompt(state.id, content.right).pipe(
           Stream.runForEach((update) =>
-            Effect.sync(() => view.apply(update, update.type === "tool-call" ? display.display(update).title : undefined))
+            Effect.zipRight(
+              Effect.sync(() => view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined)),
+              update.type === "usage" ? refreshUsage : Effect.void,
+            )
           ),
           Effect.ensuring(Effect.sync(() => view.setBusy(false))),
         )
@@ -131,20 +155,37 @@ export const run = (options: Options) =>
         // The old session's lease goes now: another process may continue it.
         yield* Effect.ignore(loop.release(old))
         permissions.restore(id, [])
+        yield* refreshUsage
         return id
       }),
       switchSession: (id) =>
         Effect.gen(function*() {
-          yield* loop.load(id, { model: state.model, tools: options.tools })
+          // The session keeps its model, as `run --session` keeps it; one that made no request yet takes the chat's.
+          const loaded = yield* loop.load(id, { keepModel: true, tools: options.tools })
+          const last = AgentLoop.lastRoute(loaded.events)
+          if (last === undefined) yield* loop.load(id, { model: state.model, tools: options.tools })
+          else state.model = `${last.provider}/${last.model}`
           const old = state.id
           state.id = id
           yield* Effect.ignore(loop.release(old))
           yield* restoreRules(id)
           yield* showPast(id)
+          view.setFooter({ model: state.model })
+          yield* refreshUsage
         }),
       cwd: options.cwd,
+      models: options.models ?? [],
+      // The page's code is loaded when a page is asked for, not with every chat.
+      exportPage: (id, path) =>
+        Effect.promise(() => import("../html/HtmlExport.js")).pipe(
+          Effect.flatMap((HtmlExport) => OutputFile.writeFile(path, (write) => HtmlExport.writePage(id, options.store, write))),
+          Effect.provideService(SessionStore.SessionStore, store),
+        ),
       switchModel: (model) =>
-        Effect.map(loop.load(state.id, { model, tools: options.tools }), () => view.setFooter({ contextWindow: windowOf(model) })),
+        loop.load(state.id, { model, tools: options.tools }).pipe(
+          Effect.tap(() => Effect.sync(() => void (state.model = model))),
+          Effect.zipRight(Effect.suspend(() => refreshUsage)),
+        ),
     })
 
     while (true) {

@@ -22,8 +22,11 @@ import {
   truncateToWidth,
   TUI,
 } from "@mariozechner/pi-tui"
-import type { AgentLoop } from "@turnlog/agent"
+import type { AgentLoop, Tools } from "@turnlog/agent"
 import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
+import * as Color from "../Color.js"
+import * as EditDiff from "../EditDiff.js"
+import { dollars, summary } from "../RunView.js"
 import { visible } from "../Visible.js"
 import * as Style from "./Style.js"
 
@@ -54,19 +57,24 @@ export interface Footer {
   readonly outputTokens?: number | undefined
   /** The model's context window, when the adapter knows it. */
   readonly contextWindow?: number | undefined
+  /** Tokens in context after the latest answer, from the log (else the latest usage's). */
+  readonly contextUsed?: number | undefined
+  /** The session's answers so far in US dollars, where their models have prices. */
+  readonly costUsd?: number | undefined
 }
 
 type Streaming =
   | { readonly kind: "text"; readonly view: Markdown; text: string }
   | { readonly kind: "reasoning"; readonly view: Text; text: string }
 
-/** The first line of `text` and how many lines it has. */
-const summary = (text: string): string => {
-  const lines = text.replace(/\n+$/, "").split("\n")
-  const first = lines[0] ?? ""
-  const shown = first.length > 100 ? `${first.slice(0, 100)}…` : first
-  return lines.length > 1 ? `${shown} (${lines.length} lines)` : shown
+/** How a tool call shows: its display's title and the file changes its arguments ask for. */
+export interface Shown {
+  readonly title: string
+  readonly changes?: ReadonlyArray<Tools.Change> | undefined
 }
+
+/** Lines of an edit's diff shown under its status line; the log keeps the whole of it. */
+const DIFF_LINES = 20
 
 const count = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n))
 
@@ -100,8 +108,13 @@ export class ChatView {
   private readonly editor: Editor
   private readonly footerText = new Line()
   private streaming: Streaming | undefined
-  private readonly tools = new Map<string, { readonly line: Text; readonly title: string }>()
+  private readonly tools = new Map<
+    string,
+    { readonly line: Text; readonly title: string; readonly name: string; readonly changes: ReadonlyArray<Tools.Change> }
+  >()
   private busy = false
+  /** The status line of a compaction under way. */
+  private compacting: Text | undefined
   /** Every piece of reasoning shown, so Ctrl-O can fold and unfold them all. */
   private readonly reasonings: Array<{ readonly view: Text; readonly text: () => string }> = []
   private reasoningFolded = false
@@ -175,17 +188,17 @@ export class ChatView {
     this.add(new Text(visible(text.replace(/\n+$/, "")), 1, 0))
   }
 
-  /** One update of the loop; `title` is the tool call's display title (for `tool-call`). */
-  apply(update: AgentLoop.AgentUpdate, title?: string): void {
+  /** One update of the loop; `shown` is how a `tool-call` shows (its tool's display). */
+  apply(update: AgentLoop.AgentUpdate, shown?: Shown): void {
     switch (update.type) {
       case "text-delta":
         return this.stream("text", update.text)
       case "reasoning-delta":
         return this.stream("reasoning", update.text)
       case "tool-call": {
-        const shown = visible(title ?? update.name)
-        const line = new Text(`${Style.yellow("⏺")} ${shown} ${Style.gray("…")}`, 1, 0)
-        this.tools.set(update.callId, { line, title: shown })
+        const title = visible(shown?.title ?? update.name)
+        const line = new Text(`${Style.yellow("⏺")} ${title} ${Style.gray("…")}`, 1, 0)
+        this.tools.set(update.callId, { line, title, name: update.name, changes: shown?.changes ?? [] })
         return this.add(line)
       }
       case "tool-running": {
@@ -195,10 +208,16 @@ export class ChatView {
       }
       case "tool-result": {
         const tool = this.tools.get(update.callId)
-        const said = visible(summary(update.content))
-        const text = update.isError
-          ? `${Style.red("✗")} ${tool?.title ?? visible(update.name)} ${Style.red("failed")}${said === "" ? "" : `: ${said}`}`
-          : `${Style.green("✓")} ${tool?.title ?? visible(update.name)} ${Style.gray(`done${said === "" ? "" : `: ${said}`}`)}`
+        const name = tool?.name ?? update.name
+        const said = visible(update.isError ? summary("", update.content) : summary(name, update.content))
+        const status = update.isError
+          ? `${Style.red("✗")} ${tool?.title ?? visible(name)} ${Style.red("failed")}${said === "" ? "" : `: ${said}`}`
+          : `${Style.green("✓")} ${tool?.title ?? visible(name)} ${Style.gray(`done${said === "" ? "" : `: ${said}`}`)}`
+        // What an edit changed, under its line, as `run` shows it.
+        const diff = update.isError
+          ? []
+          : EditDiff.clipped(EditDiff.ofCall(name, update.content, tool?.changes), DIFF_LINES, Color.allowed())
+        const text = [status, ...diff.map((line) => `  ${line}`)].join("\n")
         if (tool === undefined) return this.add(new Text(text, 1, 0))
         tool.line.setText(text)
         return this.tui.requestRender()
@@ -212,6 +231,8 @@ export class ChatView {
         return this.note(
           `${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${Math.round(update.delayMs / 100) / 10} s`,
         )
+      case "compaction":
+        return this.compaction(update)
       case "turn-start":
         return
       case "turn-end":
@@ -232,6 +253,23 @@ export class ChatView {
             )
         }
     }
+  }
+
+  /**
+   * A compaction as a status line: said while the summary is asked for, then
+   * the same line says what it came to. A turn that ends first (the summary
+   * failed, or was cancelled) leaves it as it was and says why below.
+   */
+  private compaction(update: Extract<AgentLoop.AgentUpdate, { type: "compaction" }>): void {
+    if (update.phase === "start") {
+      this.compacting = new Text(Style.gray("compacting: summarising the older history to make room…"), 1, 0)
+      return this.add(this.compacting)
+    }
+    const said = Style.gray(`older history summarised (${count(update.tokensBefore)} → ${count(update.tokensAfter)} tokens)`)
+    if (this.compacting === undefined) return this.add(new Text(said, 1, 0))
+    this.compacting.setText(said)
+    this.compacting = undefined
+    this.tui.requestRender()
   }
 
   /**
@@ -327,12 +365,12 @@ export class ChatView {
   private renderFooter(): void {
     const f = this.footer
     const parts = [f.model]
-    if (f.inputTokens !== undefined) {
-      parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
-      if (f.contextWindow !== undefined && f.contextWindow > 0) {
-        parts.push(`${Math.round((100 * (f.inputTokens + (f.outputTokens ?? 0))) / f.contextWindow)}% of context`)
-      }
+    if (f.inputTokens !== undefined) parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
+    const used = f.contextUsed ?? (f.inputTokens === undefined ? undefined : f.inputTokens + (f.outputTokens ?? 0))
+    if (used !== undefined && f.contextWindow !== undefined && f.contextWindow > 0) {
+      parts.push(`${Math.round((100 * used) / f.contextWindow)}% of context`)
     }
+    if (f.costUsd !== undefined) parts.push(dollars(f.costUsd))
     const hint = this.exitArmed
       ? "press Ctrl-C again to leave"
       : this.busy

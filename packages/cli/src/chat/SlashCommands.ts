@@ -4,6 +4,7 @@
  * `turnlog sessions`, `/model` is `--model` on continue — and says the
  * outcome in the view.
  */
+import { resolve } from "node:path"
 import type { SlashCommand } from "@mariozechner/pi-tui"
 import { Effect } from "effect"
 import { AgentLoop } from "@turnlog/agent"
@@ -30,6 +31,7 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
   { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now" },
   { name: "sessions", description: "list the stored sessions" },
+  { name: "export", description: "write the session as one HTML page (as turnlog export --html)", argumentHint: "[<file.html>]" },
   { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
   { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
 ]
@@ -52,8 +54,15 @@ export interface Deps {
   readonly newSession: Effect.Effect<SessionId, AgentLoop.AgentError>
   readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
   readonly cwd: string
+  /** What `/model` alone offers to choose from. */
+  readonly models: ReadonlyArray<string>
   readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
+  /** Writes the session's HTML page to `path` (absolute), whole or not at all. */
+  readonly exportPage: (id: SessionId, path: string) => Effect.Effect<void, CommandFailed | StoreError.StoreError>
 }
+
+/** Where `/export` writes when no file is named: the current directory, named for the session. */
+export const exportName = (id: SessionId): string => `turnlog-${id}.html`
 
 export type Next = "stay" | "quit"
 
@@ -79,22 +88,31 @@ export const make = (deps: Deps) => {
           view.setFooter({ session: id, inputTokens: undefined, outputTokens: undefined })
           return "stay"
         })
-      case "model":
-        if (argument === "") {
+      case "model": {
+        const switchTo = (model: string) => {
+          const was = state.model
+          return AgentLoop.parseModel(model).pipe(
+            Effect.zipRight(deps.switchModel(model)),
+            Effect.map((): Next => {
+              state.model = model
+              view.note(was === model ? `the model stays ${model}` : `model: ${was} → ${model} from the next turn on`)
+              view.setFooter({ model })
+              return "stay"
+            }),
+          )
+        }
+        if (argument !== "") return switchTo(argument)
+        if (deps.models.length === 0) {
           return Effect.sync(() => {
             view.note(`the model is ${state.model}; switch with /model <provider/model>`)
             return "stay"
           })
         }
-        return AgentLoop.parseModel(argument).pipe(
-          Effect.zipRight(deps.switchModel(argument)),
-          Effect.map(() => {
-            state.model = argument
-            view.note(`model ${argument} from the next turn on`)
-            view.setFooter({ model: argument })
-            return "stay"
-          }),
+        const items = deps.models.map((m) => ({ value: m, label: m, ...(m === state.model ? { description: "in use" } : {}) }))
+        return Effect.promise(() => view.pick(`Switch from ${state.model} to which model?`, items)).pipe(
+          Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen))),
         )
+      }
       case "resume":
         return Resume.here(deps.store, deps.cwd).pipe(
           Effect.flatMap((all) => {
@@ -114,6 +132,14 @@ export const make = (deps: Deps) => {
             )
           }),
         )
+      case "export": {
+        const path = resolve(deps.cwd, argument === "" ? exportName(state.id) : argument)
+        const id = state.id
+        return Effect.map(deps.exportPage(id, path), () => {
+          view.note(`exported to ${path}`)
+          return "stay" as const
+        })
+      }
       case "doctor":
         return Effect.map(deps.store.read(state.id), (loaded) => {
           view.block(Doctor.render(Doctor.diagnose(loaded)))

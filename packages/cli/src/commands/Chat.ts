@@ -25,8 +25,8 @@ import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { VERSION } from "../Version.js"
-import { modelsOffered } from "./Acp.js"
-import { announce, noProvider, sessionFor } from "./Run.js"
+import * as Models from "./Models.js"
+import { announce, noProvider, openSession } from "./Run.js"
 
 export interface ChatOptions {
   readonly model: Option.Option<string>
@@ -58,7 +58,8 @@ export const chat = (settings: Settings, options: ChatOptions) =>
     const cwd = process.cwd()
     const history = History.fileFor(settings.home, cwd)
     const redactor = Secrets.of(settings).redactor
-    const models = yield* modelsOffered(settings, choice)
+    // The list `turnlog models` prints, after the model chosen here (a scripted one is in no catalog).
+    const models = [...new Set([choice.route, ...(yield* Models.listed(settings)).map((row) => row.route)])]
     const view = new ChatView(new ProcessTerminal(), {
       commands: SlashCommands.commands(models),
       cwd,
@@ -84,7 +85,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         }),
         (stop) => Effect.sync(stop),
       )
-      let id: SessionId
+      let opened: { readonly id: SessionId; readonly route: string }
       if (options.resume) {
         yield* shown
         const store = yield* SessionStore.SessionStore
@@ -94,13 +95,14 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         }
         const chosen = yield* Effect.promise(() => view.pick("Resume which session?", Resume.items(sessions, Date.now())))
         if (chosen === undefined) return
-        id = yield* sessionFor({ session: Option.some(chosen), continue: false, model: options.model }, choice, tools)
+        opened = yield* openSession({ session: Option.some(chosen), continue: false, model: options.model }, choice, tools)
       } else {
         // Opened before the view starts: what opening says (a recovered tail, a closed turn) is read on the terminal as `run` prints it.
-        id = yield* sessionFor(options, choice, tools)
+        opened = yield* openSession(options, choice, tools)
         yield* shown
       }
-      yield* ChatSession.run({ view, permissions, session: id, model: choice.route, tools, cwd })
+      // A session continued keeps its model, as `run` keeps it: the footer names the route its requests go to.
+      yield* ChatSession.run({ view, permissions, session: opened.id, model: opened.route, tools, cwd, store: settings.store, models })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* session.pipe(

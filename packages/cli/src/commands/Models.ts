@@ -70,12 +70,18 @@ export const didYouMean = (router: PiAiRouting.Router, provider: string, model: 
   return ` (did you mean ${known ? `${provider}/${best}` : `${best}/${model}`}?)`
 }
 
-export const models = (settings: Settings) =>
+/** The rows `turnlog models` prints: what `--model`, and the interactive session's `/model`, offer. */
+export const listed = (settings: Settings) =>
   Effect.gen(function*() {
     const configs = yield* Layers.providerConfig(settings)
     const { PiAiRouting } = yield* Effect.promise(() => import("@turnlog/llm-pi-ai"))
     const router = PiAiRouting.make(configs.piAi)
-    const list = yield* Effect.promise(() => rows(router, Object.keys(configs.piAi.providers ?? {})))
+    return yield* Effect.promise(() => rows(router, Object.keys(configs.piAi.providers ?? {})))
+  })
+
+export const models = (settings: Settings) =>
+  Effect.gen(function*() {
+    const list = yield* listed(settings)
     yield* out(render(list))
     if (list.length === 0) {
       yield* Effect.sync(() =>
