@@ -213,7 +213,7 @@ export const make = (options: Options) =>
             store.list().pipe(Effect.mapError((e) => Errors.fromAgentError(e))),
           )
           if (listed.unreadable.length > 0) {
-            log(`session/list: ${listed.unreadable.length} stored session(s) cannot be read and are not listed (see: turnlog doctor)`)
+            log(`session/list: ${listed.unreadable.length} stored session(s) cannot be read and are not listed (see: turnlog doctor --all)`)
           }
           const page = SessionList.page(listed.sessions, params)
           if (Either.isLeft(page)) throw Errors.invalidParams(page.left)

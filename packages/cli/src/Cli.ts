@@ -7,6 +7,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { UsageError } from "./CliError.js"
 import * as EnvironmentBlock from "./EnvironmentBlock.js"
+import * as ParserNotes from "./ParserNotes.js"
 import * as Secrets from "./Secrets.js"
 import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
 import { VERSION } from "./Version.js"
@@ -31,8 +32,9 @@ const globals = {
 // From here on no credential value reaches stdout or stderr (see `Secrets`), and
 // none is left in this process's environment block for a command to read
 // through /proc (see `EnvironmentBlock`).
+// A command has started: from here on the console's errors are its own (see `ParserNotes`).
 const settingsOf = (flags: Parameters<typeof resolveSettings>[0]) =>
-  resolveSettings(flags).pipe(
+  Effect.zipRight(ParserNotes.started, resolveSettings(flags)).pipe(
     Effect.tap((s) =>
       Effect.sync(() => {
         const secrets = Secrets.of(s)
@@ -141,13 +143,17 @@ const showCommand = Command.make("show", {
     Command.withDescription("print a session as a readable transcript"),
   )
 
-const doctorCommand = Command.make("doctor", { json, id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
+const doctorCommand = Command.make("doctor", {
+  json,
+  all: Options.boolean("all").pipe(Options.withDescription("examine every stored session")),
+  id: Args.text({ name: "id" }).pipe(Args.optional),
+}, (options) =>
   Effect.flatMap(settings, (s) =>
     Effect.flatMap(
       load(() => import("./commands/Doctor.js")),
-      (m) => m.doctor(s, { json: options.json, id: Option.getOrUndefined(options.id) }),
+      (m) => m.doctor(s, { json: options.json, all: options.all, id: Option.getOrUndefined(options.id) }),
     ))).pipe(
-    Command.withDescription("what this build makes of stored sessions, without changing them"),
+    Command.withDescription("what this build makes of a stored session (the latest in this directory, or --all), without changing it"),
   )
 
 const compactCommand = Command.make("compact", {

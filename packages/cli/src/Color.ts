@@ -20,20 +20,3 @@ const SGR = /\x1b\[[0-9;]*m/g
 
 /** `text` without its colour and style sequences. */
 export const strip = (text: string): string => text.replace(SGR, "")
-
-/**
- * Help is styled by the parser whatever the output: where colour is not
- * wanted (`NO_COLOR`, or stdout not a terminal) its styles are taken out of
- * what is written on stdout and stderr.
- */
-export const plainHelp = (args: ReadonlyArray<string>): void => {
-  const end = args.indexOf("--")
-  const head = end < 0 ? args : args.slice(0, end)
-  if (!head.some((a) => a === "--help" || a === "-h")) return
-  for (const stream of [process.stdout, process.stderr]) {
-    if (allowed() && stream.isTTY === true) continue
-    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: Array<unknown>) => boolean
-    stream.write = ((chunk: unknown, ...rest: Array<unknown>) =>
-      write(typeof chunk === "string" ? strip(chunk) : chunk, ...rest)) as typeof stream.write
-  }
-}

@@ -177,7 +177,9 @@ export class RunView {
       case "tool-result": {
         this.pending.delete(update.callId)
         if (update.isError) {
-          this.say(`tool ${update.name} failed: ${firstLine(update.content)}`)
+          // A tool's own refusal may already say it failed (`edit_file failed: …`): said once.
+          const said = firstLine(update.content)
+          this.say(`tool ${update.name} failed: ${said.startsWith(`${update.name} failed: `) ? said.slice(update.name.length + 9) : said}`)
           return this.pending.size === 0 ? this.wait() : undefined
         }
         this.say(`tool ${update.name} done: ${summary(update.name, update.content)}`)

@@ -15,7 +15,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
   acp: {},
   sessions: { "--json": false },
   show: { "--json": false, "--follow": false, "--forever": false },
-  doctor: { "--json": false },
+  doctor: { "--json": false, "--all": false },
   demo: {},
   compact: { "--session": true, "--continue": false },
   export: { "--html": false, "--output": true, "-o": true },

@@ -39,7 +39,7 @@ describe("a FIFO where a session log should be", () => {
   const refused = `${fifo}:1: not a regular file (a FIFO): not read`
 
   it.each([
-    [["sessions"], `turnlog: session ${ID} cannot be read: ${refused}\nturnlog: 1 session(s) cannot be read (see: turnlog doctor)\n`],
+    [["sessions"], `turnlog: session ${ID} cannot be read: ${refused}\nturnlog: 1 session(s) cannot be read (see: turnlog doctor --all)\n`],
     [["show", ID], `turnlog: ${refused}\n`],
     [["doctor", ID], `turnlog: ${refused}\n`],
     // Which model would answer is said once the session is open: it may be the session's own.

@@ -11,7 +11,7 @@ afterAll(removeTempDirs)
 describe("read-only commands on a home where nothing has been stored", () => {
   it.each([
     [["sessions"], { code: 0, stdout: "no sessions yet (start one with: turnlog run <prompt>)\n", stderr: "" }],
-    [["doctor"], { code: 0, stdout: "no sessions to examine\n", stderr: "" }],
+    [["doctor", "--all"], { code: 0, stdout: "no sessions to examine\n", stderr: "" }],
     [["--store", "sqlite", "sessions"], { code: 0, stdout: "no sessions yet (start one with: turnlog run <prompt>)\n", stderr: "" }],
     [["show", "20250101T000000-00000000"], {
       code: 1,

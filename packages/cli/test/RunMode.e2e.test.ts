@@ -69,6 +69,8 @@ describe("turnlog run --mode", () => {
     const home = tempDir("mode-home")
     const result = await turnlog(["--home", home, "run", "--mode", "yolo", "hi"], { cwd: home })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain("Expected one of the following cases: ask, read-only, auto-edit, full-access")
+    expect(result.stderr).toBe(
+      "turnlog: --mode takes ask, read-only, auto-edit or full-access, not 'yolo'\nusage: turnlog run [options] [--] [<prompt>...] (more: turnlog help run)\n",
+    )
   })
 })

@@ -227,6 +227,41 @@ describe("turnlog run's answer as markdown on a terminal", () => {
     ].join("\n"))
   })
 
+  it("colours a code block's keywords, strings, comments and numbers apart, its text unchanged", async () => {
+    const { terminal, view, screen } = onTerminal({ markdown })
+    view.apply({ type: "turn-start" })
+    apply(view, { type: "text-delta", text: "```ts\nconst name = \"turn\" // why\nreturn 42\n```\n" })
+    view.close()
+    expect(await screen()).toBe(["```ts", '  const name = "turn" // why', "  return 42", "```"].join("\n"))
+    const line = (row: number) => terminal.xterm.buffer.active.getLine(row)!
+    const fg = (row: number, column: number) => {
+      const cell = line(row).getCell(column)!
+      return { palette: Boolean(cell.isFgPalette()), color: cell.getFgColor(), char: cell.getChars() }
+    }
+    const keyword = fg(1, 2)
+    const plain = fg(1, 8)
+    const string = fg(1, 15)
+    const comment = fg(1, 23)
+    const number = fg(2, 9)
+    expect([keyword.char, plain.char, string.char, comment.char, number.char]).toEqual(["c", "n", "\"", "/", "4"])
+    expect(keyword.palette && string.palette && comment.palette && number.palette).toBe(true)
+    expect(plain.palette).toBe(false)
+    expect(new Set([keyword.color, string.color, comment.color, number.color]).size).toBe(4)
+    expect({ ...fg(2, 2), char: "c" }).toEqual(keyword)
+  })
+
+  it("leaves a code block in a language it does not know, and any block without colour, uncoloured", async () => {
+    for (const [fence, color] of [["```cobol", true], ["```ts", false]] as const) {
+      const { terminal, view, screen } = onTerminal({ markdown: renderer(color, () => 60), color })
+      view.apply({ type: "turn-start" })
+      apply(view, { type: "text-delta", text: `${fence}\nconst x = "y"\n\`\`\`\n` })
+      view.close()
+      expect(await screen()).toBe([fence, '  const x = "y"', "```"].join("\n"))
+      const cells = [2, 12].map((column) => terminal.xterm.buffer.active.getLine(1)!.getCell(column)!.isFgPalette() ? 1 : 0)
+      expect(cells).toEqual([0, 0])
+    }
+  })
+
   it("keeps the answer's text as it is without a renderer (stdout piped)", () => {
     const { view, written } = offTerminal()
     apply(view, { type: "text-delta", text: "# Files\n\n- **a**\n" })

@@ -60,9 +60,9 @@ describe("files loaded at start-up", () => {
     expect(files.length, JSON.stringify(byPackage(files))).toBeLessThanOrEqual(BUDGET)
   })
 
-  it(`turnlog --help, answered by the command's parser from the build, loads at most ${BUDGET} files`, async () => {
+  it(`turnlog --help, answered from the build, loads at most ${BUDGET} files`, async () => {
     const { files, stdout } = await loads(["--help"])
-    expect(stdout).toContain("USAGE")
+    expect(stdout).toContain("\nUsage\n  turnlog <command> [options]\n")
     expect(files).toContain("packages/cli/dist/main.js")
     expect(files.length, JSON.stringify(byPackage(files))).toBeLessThanOrEqual(BUDGET)
   })

@@ -165,12 +165,12 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
   }
 
   it.each([
-    [["run", "--max-tokens", "many", "hi"], "'many' is not a integer"],
-    [["--store", "mongo", "sessions"], "Expected one of the following cases: jsonl, sqlite, postgres"],
+    [["run", "--max-tokens", "many", "hi"], "turnlog: --max-tokens takes a whole number, not 'many'\n"],
+    [["--store", "mongo", "sessions"], "turnlog: --store takes jsonl, sqlite or postgres, not 'mongo'\n"],
     [["--store", "postgres", "sessions"], "turnlog: the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config"],
     [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
     [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
-    [["teleport"], "Invalid subcommand"],
+    [["teleport"], "turnlog: unknown command teleport\n"],
     [[], "turnlog: choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo"],
   ])("turnlog %j", async (args, message) => {
     const result = await turnlog(args, { cwd, env })
@@ -459,10 +459,10 @@ describe("one damaged log among good ones", () => {
     expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((s) => s.id)).toEqual([id])
     expect(listed.stderr).toBe(
       `turnlog: session empty cannot be read: ${empty}:1: the file is empty\n` +
-        "turnlog: 1 session(s) cannot be read (see: turnlog doctor)\n",
+        "turnlog: 1 session(s) cannot be read (see: turnlog doctor --all)\n",
     )
 
-    const doctor = await turnlog(["doctor"], { cwd, env })
+    const doctor = await turnlog(["doctor", "--all"], { cwd, env })
     expect(doctor.code).toBe(1)
     expect(doctor.stdout.split("\n").slice(0, 2)).toEqual([
       `session empty: cannot be read: ${empty}:1: the file is empty`,
@@ -474,7 +474,7 @@ describe("one damaged log among good ones", () => {
     expect(sessionIdFrom(again.stderr)).toBe(id)
     expect(again.stderr).toContain(
       `turnlog: session empty cannot be read: ${empty}:1: the file is empty\n` +
-        "turnlog: 1 stored session(s) cannot be read and were not considered (see: turnlog doctor)\n",
+        "turnlog: 1 stored session(s) cannot be read and were not considered (see: turnlog doctor --all)\n",
     )
     // Nothing was changed or removed.
     expect(readFileSync(empty, "utf8")).toBe("")

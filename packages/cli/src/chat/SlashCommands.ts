@@ -158,7 +158,7 @@ export const make = (deps: Deps) => {
           Effect.mapError((e) => new CommandFailed({ message: e.message })),
           Effect.map(({ sessions, unreadable }) => {
             view.block(render(sessions))
-            if (unreadable.length > 0) view.note(`${unreadable.length} session(s) cannot be read (see: turnlog doctor)`)
+            if (unreadable.length > 0) view.note(`${unreadable.length} session(s) cannot be read (see: turnlog doctor --all)`)
             return "stay"
           }),
         )

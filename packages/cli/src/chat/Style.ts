@@ -5,6 +5,7 @@
  * `Visible`) before it is styled: only these sequences reach the terminal.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui"
+import * as CodeHighlight from "../CodeHighlight.js"
 import * as Color from "../Color.js"
 
 // Looked at when a style is applied: under `NO_COLOR` (or `--no-color`) text stays plain.
@@ -20,8 +21,12 @@ export const red = sgr(31, 39)
 export const green = sgr(32, 39)
 export const yellow = sgr(33, 39)
 export const blue = sgr(34, 39)
+export const magenta = sgr(35, 39)
 export const cyan = sgr(36, 39)
 export const gray = sgr(90, 39)
+
+/** A code block's colours (see `CodeHighlight`). */
+export const code: CodeHighlight.Palette = { keyword: magenta, string: green, comment: gray, number: yellow, name: cyan }
 
 export const markdown: MarkdownTheme = {
   heading: (t) => bold(cyan(t)),
@@ -30,6 +35,7 @@ export const markdown: MarkdownTheme = {
   code: yellow,
   codeBlock: (t) => t,
   codeBlockBorder: gray,
+  highlightCode: (text, lang) => CodeHighlight.highlight(text, lang, code),
   quote: italic,
   quoteBorder: gray,
   hr: gray,

@@ -221,6 +221,6 @@ export const demo = (settings: Settings) =>
     yield* line("  each session as one page (open it in a browser; it loads nothing from the network)")
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
-    yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor`)
+    yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor --all`)
     yield* line("talk to a model in the terminal: turnlog chat (with a provider key set; see \"In the terminal\" in the README)")
   })

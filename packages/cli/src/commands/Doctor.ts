@@ -1,5 +1,6 @@
 /**
- * `turnlog doctor [<id>]`: what this build makes of each stored session,
+ * `turnlog doctor [<id> | --all]`: what this build makes of a stored session
+ * (the latest in this directory when none is named, every one with `--all`),
  * without changing anything — for each assistant message, whether its replay
  * state replays natively, degrades (and why), or is absent; a torn tail found
  * at the end; a last turn left open; temporary files a stopped process left
@@ -18,7 +19,7 @@ import * as AiSdkReplay from "@turnlog/llm-ai-sdk/AiSdkReplay"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import { OpenTurn, SessionStore } from "@turnlog/store"
-import { CommandFailed } from "../CliError.js"
+import { CommandFailed, UsageError } from "../CliError.js"
 import * as AdapterChoice from "../AdapterChoice.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
@@ -218,15 +219,29 @@ export const renderAll = (entries: ReadonlyArray<Entry>): string =>
     : entries.map((e) => ("unreadable" in e ? `session ${e.id}: cannot be read: ${e.unreadable}` : render(e)))
       .join("\n") + "\n"
 
-export const doctor = (settings: Settings, options: { readonly id: string | undefined; readonly json: boolean }) =>
+export interface Options {
+  /** An id, or a unique prefix or suffix of one; none: the latest session in this directory (or every one, with `all`). */
+  readonly id: string | undefined
+  readonly all: boolean
+  readonly json: boolean
+}
+
+export const doctor = (settings: Settings, options: Options) =>
   Effect.gen(function*() {
-    const id = options.id === undefined ? undefined : yield* SessionIdArg.resolve(options.id)
+    if (options.all && options.id !== undefined) {
+      return yield* new UsageError({ message: "doctor takes a session id or --all, not both" })
+    }
+    const id = options.id !== undefined
+      ? yield* SessionIdArg.resolve(options.id)
+      : options.all
+      ? undefined
+      : yield* SessionIdArg.latestIn(process.cwd(), "doctor")
     const entries = yield* examine(id === undefined ? undefined : [id])
     yield* options.json ? json(entries) : out(renderAll(entries))
     const unreadable = entries.filter((e) => "unreadable" in e)
     if (unreadable.length > 0) {
       return yield* new CommandFailed({
-        message: options.id !== undefined && unreadable.length === 1
+        message: !options.all && unreadable.length === 1
           ? (unreadable[0] as { unreadable: string }).unreadable
           : `${unreadable.length} session(s) cannot be read`,
       })

@@ -89,7 +89,7 @@ export const openSession = (
         for (const { error, id: unreadable } of listed.unreadable) {
           yield* note(`session ${unreadable} cannot be read: ${error.message}`)
         }
-        yield* note(`${listed.unreadable.length} stored session(s) cannot be read and were not considered (see: turnlog doctor)`)
+        yield* note(`${listed.unreadable.length} stored session(s) cannot be read and were not considered (see: turnlog doctor --all)`)
       }
       const latest = listed.sessions.find((s) => s.cwd === cwd)
       if (latest === undefined) {

@@ -39,6 +39,6 @@ export const sessions = (settings: Settings, options: { readonly json: boolean }
     yield* options.json ? json(all) : out(render(all))
     if (unreadable.length > 0) {
       for (const { error, id } of unreadable) yield* note(`session ${id} cannot be read: ${error.message}`)
-      return yield* new CommandFailed({ message: `${unreadable.length} session(s) cannot be read (see: turnlog doctor)` })
+      return yield* new CommandFailed({ message: `${unreadable.length} session(s) cannot be read (see: turnlog doctor --all)` })
     }
   }).pipe(Effect.provide(Layers.readStoreLayer(settings)))

@@ -1,0 +1,22 @@
+/**
+ * The parser prints its own refusal of a command line (`Missing argument
+ * <id>`) on the console before it fails with a `ValidationError`; turnlog
+ * says that refusal itself, in its own words and with the command's usage
+ * line (`Help.refusal`, in `main`). So the console the parser writes to
+ * withholds errors until a command has started (`started`, the first step of
+ * every command); from then on the console is the usual one.
+ */
+import { Console, Effect } from "effect"
+
+let commandStarted = false
+
+/** A command's handler has begun: console errors from here on are the command's own. */
+export const started: Effect.Effect<void> = Effect.sync(() => {
+  commandStarted = true
+})
+
+/** `console` with its errors withheld until a command has started. */
+export const withheld = (console: Console.Console): Console.Console => ({
+  ...console,
+  error: (...args: ReadonlyArray<unknown>) => (commandStarted ? console.error(...args) : Effect.void),
+})
