@@ -38,15 +38,6 @@ const script = (name: string, args: object, text: string) =>
     ],
   ].map((chunks) => JSON.stringify(chunks)).join("\n") + "\n"
 
-/** The program a process runs (its command line's first word), or "" once it has ended. */
-const programOf = (pid: number): string => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!
-  } catch {
-    return ""
-  }
-}
-
 const events = (home: string, sessionId: string) =>
   readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>
     JSON.parse(line) as { type: string; data: Record<string, unknown> }
@@ -75,7 +66,7 @@ describe("MCP servers end to end", () => {
       })
       sessionId = created.sessionId
       // The server itself (in the sandbox it is started through bwrap, whose processes carry the marker too).
-      serversWhileOpen = Processes.processesWith(marker).filter((pid) => programOf(pid) === process.execPath)
+      serversWhileOpen = Processes.programsWith(marker)
       answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
     })
     const { updates, stderr } = first
