@@ -25,11 +25,19 @@ const out = join(cli, "dist")
 // modules, and the large optional ones loaded only on the paths that need them
 // (a provider's SDK, PostgreSQL, SQLite), stay external: loaded by Node as
 // published, when first used.
+//
+// pi-ai and the provider SDKs it uses are bundled: loaded as published they are
+// hundreds of files, which Node's module loader opens many at a time — under a
+// low descriptor limit (`ulimit -n 64`) loading them failed with EMFILE. pi-ai
+// keeps each provider's implementation behind a dynamic import, so a provider's
+// code (and its SDK) is a chunk of its own, loaded on its first request. The
+// AWS SDK (Bedrock only) stays external.
 const external = [
   "better-sqlite3",
   "pg",
   "pg-native",
-  "@earendil-works/pi-ai",
+  "@aws-sdk/*",
+  "@smithy/*",
   "@ai-sdk/*",
   "ai",
   "tsx",

@@ -46,9 +46,9 @@ describe("an editor's MCP servers", () => {
         await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
         const { sessionId } = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [everything(first)] })
         await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo one" }] })
-        running = { beforeLoad: Processes.processesWith(first).length }
+        running = { beforeLoad: Processes.programsWith(first).length }
         await ctx.request("session/load", { sessionId, cwd: h.cwd, mcpServers: [everything(second)] })
-        running = { ...running, firstAfterLoad: (await Processes.gone(first)).length, second: Processes.processesWith(second).length }
+        running = { ...running, firstAfterLoad: (await Processes.gone(first)).length, second: Processes.programsWith(second).length }
         await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo two" }] })
         const refused = await ctx.request("session/new", { cwd: h.cwd, mcpServers: [everything("x"), everything("y")] })
           .then(() => "answered", (e: unknown) => (e as { message?: string }).message)

@@ -138,14 +138,16 @@ export const make = (config: Config) =>
     const routeFor = (model: string | undefined) =>
       model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
 
+    /** Why no request on `route` could be sent (a key not set, a route no provider serves), known before any. */
+    const unavailableOn = (route: { readonly provider: string; readonly model: string }) =>
+      adapter.unavailable === undefined ? Effect.succeed(undefined) : adapter.unavailable(route.provider, route.model)
+
     const createSession: Service["createSession"] = (options) =>
       Effect.gen(function*() {
         const route = yield* routeFor(options.model)
         // Before the store makes it: a session whose every turn would fail for a
         // missing key (or an unknown route) is refused, not left behind empty.
-        const unavailable = adapter.unavailable === undefined
-          ? undefined
-          : yield* adapter.unavailable(route.provider, route.model)
+        const unavailable = yield* unavailableOn(route)
         if (unavailable !== undefined) return yield* new ModelUnavailable({ ...route, failure: unavailable })
         const cwd = path.resolve(options.cwd)
         const id = yield* store.create({ cwd })
@@ -204,6 +206,14 @@ export const make = (config: Config) =>
     const prompt: Service["prompt"] = (id, content) =>
       Stream.unwrapScoped(Effect.gen(function*() {
         const { registry, session, turn } = yield* begin(id)
+        // Before turn/start is written: a turn every request of which would fail
+        // for a missing key leaves nothing in the log.
+        const route = session.journal.route
+        const unavailable = yield* unavailableOn(route)
+        if (unavailable !== undefined) {
+          yield* finished(id, turn)
+          return yield* new ModelUnavailable({ provider: route.provider, model: route.model, failure: unavailable, sessionId: id })
+        }
         const queue = yield* Queue.unbounded<Take.Take<AgentUpdate, AgentError>>()
         const blocks: ReadonlyArray<ContentBlock> = typeof content === "string"
           ? [{ type: "text", text: content }]

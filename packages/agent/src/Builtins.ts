@@ -10,7 +10,7 @@ import { editFile } from "./EditFile.js"
 import { runCommand } from "./internal/command.js"
 import { confine } from "./internal/confine.js"
 import { openDirectory, openForReading } from "./internal/inside.js"
-import * as Sandbox from "./internal/sandbox.js"
+import * as Sandbox from "./Sandbox.js"
 import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as PlanExit from "./PlanExit.js"
@@ -37,7 +37,7 @@ export interface Options {
    */
   readonly commandEnv?: Readonly<Record<string, string | undefined>>
   /**
-   * Whether `run_command` runs commands in a sandbox (see `internal/sandbox`):
+   * Whether `run_command` runs commands in a sandbox (see `Sandbox`):
    * `auto` (the default) where one is available, `off`, or `require` (a
    * command fails where none is).
    */

@@ -71,3 +71,37 @@ describe("a new session on a model whose key is not set", () => {
       expect(server.requests()).toEqual([])
     }))
 })
+
+describe("a prompt on a stored session whose model's key is not set", () => {
+  it.scopedLive("is refused with ModelUnavailable naming the session, before the turn begins: nothing appended, no request", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir("turnlog-home-")
+      const server = yield* Loopback.make
+      const model = modelOf("openai-completions")
+      const keyed = PiAiAdapter.layerPiAi(configFor(server.baseUrl), { env: { [KEY_ENV]: "sk-loopback-key" } }).pipe(
+        Layer.provide(ReplayDiagnostics.layerSilent),
+      )
+      const first = yield* loopOver(home, keyed, model)
+      server.enqueue({ blocks: [{ type: "text", text: "Hello." }] })
+      const id = yield* first.loop.createSession({ cwd: home })
+      yield* Stream.runDrain(first.loop.prompt(id, "hi"))
+      yield* first.loop.release(id)
+      const stored = (yield* first.store.read(id)).events.length
+
+      const keyless = PiAiAdapter.layerPiAi(configFor(server.baseUrl), { env: {} }).pipe(
+        Layer.provide(ReplayDiagnostics.layerSilent),
+      )
+      const { loop, store } = yield* loopOver(home, keyless, model)
+      const refused = yield* Effect.either(Stream.runDrain(loop.prompt(id, "again")))
+      expect(Either.isLeft(refused) && refused.left).toMatchObject({
+        _tag: "ModelUnavailable",
+        sessionId: id,
+        failure: { code: "MISSING_CREDENTIAL", message: `no credential for ${model}: set the environment variable ${KEY_ENV}` },
+      })
+      expect((yield* store.read(id)).events.length).toBe(stored)
+      expect(server.requests()).toHaveLength(1)
+      // The session is not left busy: the next prompt is refused the same way, not as a turn in progress.
+      const again = yield* Effect.either(Stream.runDrain(loop.prompt(id, "again")))
+      expect(Either.isLeft(again) && again.left._tag).toBe("ModelUnavailable")
+    }))
+})

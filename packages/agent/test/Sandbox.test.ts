@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SessionId } from "@turnlog/protocol"
 import * as Builtins from "../src/Builtins.js"
-import * as Sandbox from "../src/internal/sandbox.js"
+import * as Sandbox from "../src/Sandbox.js"
 import * as Tools from "../src/Tools.js"
 
 const created: Array<string> = []

@@ -10,6 +10,7 @@ import { type LlmAdapter, Redacting, ReplayDiagnostics, Routed, Scripted } from 
 import type { AiSdkProviders } from "@turnlog/llm-ai-sdk"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
+import { McpServers } from "@turnlog/mcp"
 import { parseRoute } from "@turnlog/protocol"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import * as AdapterChoice from "./AdapterChoice.js"
@@ -21,6 +22,7 @@ import * as ScriptFile from "./ScriptFile.js"
 import * as Secrets from "./Secrets.js"
 import type { Settings } from "./Settings.js"
 import * as SystemSetting from "./SystemSetting.js"
+import { VERSION } from "./Version.js"
 
 /**
  * The store of the settings; what it is given to append is redacted (see
@@ -45,6 +47,10 @@ export const storeLayer = (settings: Settings, program?: string): Layer.Layer<Se
 /** The built-in tools; commands run without the provider credentials (see `Secrets`), in a sandbox where one works. */
 export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> =>
   Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
+
+/** MCP servers; stdio ones run in the sandbox commands run in (`TURNLOG_SANDBOX`), where one works. */
+export const mcpLayer = (settings: Settings): Layer.Layer<McpServers.McpServers> =>
+  McpServers.layer({ clientVersion: VERSION, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
 
 /**
  * The store for commands that only read (`sessions`, `show`, `doctor`): where

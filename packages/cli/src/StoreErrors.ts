@@ -13,7 +13,11 @@ export const toCommandError = (error: AgentLoop.AgentError): CommandFailed | Usa
     case "SessionNotFound":
       return new CommandFailed({ message: `${error.message} (list sessions with: turnlog sessions)` })
     case "ModelUnavailable":
-      return new CommandFailed({ message: `${error.message} (${error.failure.code}); no session was created` })
+      return new CommandFailed({
+        message: `${error.message} (${error.failure.code}); ${
+          error.sessionId === undefined ? "no session was created" : `nothing was added to session ${error.sessionId}`
+        }`,
+      })
     default:
       return new CommandFailed({ message: error.message })
   }

@@ -96,7 +96,30 @@ describe("turnlog acp under a low descriptor limit", () => {
     for (const r of refused) {
       expect(r.code).toBe(-32000)
       expect(r.error).toMatch(REFUSED)
-      expect(REFUSED.exec(r.error)!.slice(1)).toEqual(["128", "48"])
+      expect(REFUSED.exec(r.error)!.slice(1)).toEqual(["128", "32"])
+    }
+    expect(code).toBe(0)
+    expect(stderr).not.toContain("EMFILE")
+    expect(hasStackTrace(stderr)).toBe(false)
+  })
+
+  it("under ulimit -n 64 with a pi-ai provider: it starts, opens a session, answers its prompts, and refuses a flood of session/new with one sentence", async () => {
+    const { result, code, stderr } = await serve(64, async (ctx, cwd) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] })
+      server.enqueue({ blocks: [{ type: "text", text: "First answer." }] })
+      const first = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello?" }] })
+      const outcomes = await Promise.all(Array.from({ length: 30 }, () => newSession(ctx, cwd)))
+      server.enqueue({ blocks: [{ type: "text", text: "Still answering." }] })
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Are you there?" }] })
+      return { first, second, outcomes }
+    })
+    expect(result.first).toMatchObject({ stopReason: "end_turn" })
+    expect(result.second).toMatchObject({ stopReason: "end_turn" })
+    const refused = result.outcomes.filter((o): o is { error: string; code: number } => "error" in o)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const r of refused) {
+      expect(r.code).toBe(-32000)
+      expect(REFUSED.exec(r.error)?.slice(1)).toEqual(["64", "16"])
     }
     expect(code).toBe(0)
     expect(stderr).not.toContain("EMFILE")

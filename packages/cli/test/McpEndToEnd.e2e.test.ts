@@ -65,7 +65,8 @@ describe("MCP servers end to end", () => {
         ],
       })
       sessionId = created.sessionId
-      serversWhileOpen = Processes.processesWith(marker)
+      // The server itself (in the sandbox it is started through bwrap, whose processes carry the marker too).
+      serversWhileOpen = Processes.programsWith(marker)
       answer = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo something" }] })
     })
     const { updates, stderr } = first

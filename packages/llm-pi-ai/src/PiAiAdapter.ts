@@ -14,6 +14,7 @@
  */
 import { type AssistantMessage, type Context, type ModelCost, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
 import { clampMaxTokensToContext } from "@earendil-works/pi-ai/api/simple-options"
+import { registerLazyBedrockProvider } from "@earendil-works/pi-ai/lazy-bedrock-provider"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
 import { LlmAdapter, type LlmRequest, type ModelInfo, type ModelPrices, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
@@ -69,6 +70,9 @@ export const make = (config: unknown, options: Options = {}) =>
 export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
   Effect.gen(function*() {
     yield* quietSdkLogs
+    // Bedrock through a literal import: in a bundle (the command's) pi-ai's own
+    // variable import would look for its files beside the bundle.
+    registerLazyBedrockProvider()
     const diagnostics = yield* ReplayDiagnostics
     const router = Routing.make(decoded, options.env ?? process.env)
     const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS

@@ -9,9 +9,10 @@
  * A server that cannot be started does not stop the others or the session:
  * it is reported as one sentence naming it, and its tools are absent.
  */
-import { Context, Effect, ExecutionStrategy, Exit, Layer, Scope } from "effect"
-import type { Tools } from "@turnlog/agent"
+import { Context, Effect, Either, ExecutionStrategy, Exit, Layer, Scope } from "effect"
+import type { Sandbox, Tools } from "@turnlog/agent"
 import * as Connection from "./internal/Connection.js"
+import * as ServerSandbox from "./internal/ServerSandbox.js"
 import * as McpTool from "./McpTool.js"
 import * as Naming from "./Naming.js"
 import type * as ServerConfig from "./ServerConfig.js"
@@ -23,6 +24,14 @@ export interface Options {
   readonly startTimeoutMs?: number
   /** Sent to servers as the client's version. */
   readonly clientVersion?: string
+  /**
+   * Whether stdio servers run in the sandbox `run_command` uses (see `Sandbox`
+   * in `@turnlog/agent`): `auto` (the default) where one works, `off`, or
+   * `require` (a stdio server is not started where none works).
+   */
+  readonly sandbox?: Sandbox.Mode
+  /** Where `bwrap` is looked for (default this process's PATH). */
+  readonly sandboxPath?: string
   /** Where notes go, one line each (default stderr: stdout may be a protocol's). */
   readonly log?: (line: string) => void
 }
@@ -79,6 +88,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       clientVersion: options.clientVersion ?? "0.0.0",
       startTimeoutMs: options.startTimeoutMs ?? 60_000,
       callTimeoutMs,
+      sandbox: undefined,
       log,
       track: (pid, alive) => {
         if (alive) running.add(pid)
@@ -89,9 +99,15 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     /** One server in a scope of its own, so one that fails to start is stopped at once. */
     const openOne = (server: ServerConfig.Server, cwd: string) =>
       Effect.gen(function*() {
+        const sandbox = server.type === "http" || server.type === "sse"
+          ? undefined
+          : yield* Effect.promise(() => ServerSandbox.resolve(options.sandbox ?? "auto", options.sandboxPath ?? process.env.PATH))
+        if (sandbox === ServerSandbox.REQUIRED) {
+          return Either.left(new Connection.StartFailed({ server: server.name, detail: sandbox }))
+        }
         const parent = yield* Effect.scope
         const own = yield* Scope.fork(parent, ExecutionStrategy.sequential)
-        return yield* Connection.open(server, { ...connectionOptions, cwd }).pipe(
+        return yield* Connection.open(server, { ...connectionOptions, cwd, sandbox }).pipe(
           Scope.extend(own),
           Effect.tapError(() => Scope.close(own, Exit.void)),
           Effect.either,

@@ -74,6 +74,8 @@ export const Server = Schema.transformOrFail(Schema.Unknown, Schema.typeSchema(A
   encode: (server) => ParseResult.succeed(server),
 })
 export type Server = typeof Server.Type
+/** A server started as a child process over stdio. */
+export type Stdio = typeof Stdio.Type
 
 /** A list of servers; two with one name would make their tools indistinguishable. */
 export const Servers = Schema.Array(Server).annotations({

@@ -16,6 +16,20 @@ export const processesWith = (marker: string): Array<number> =>
     }
   }).map(Number)
 
+/**
+ * The processes with `marker` on their command line that run `program` itself
+ * (its first word): a server started in a sandbox has the sandbox's processes
+ * (bwrap) carrying the same command line around it.
+ */
+export const programsWith = (marker: string, program: string = process.execPath): Array<number> =>
+  processesWith(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === program
+    } catch {
+      return false
+    }
+  })
+
 /** Waits (up to about ten seconds) for every process with `marker` to end; those still running. */
 export const gone = async (marker: string): Promise<Array<number>> => {
   for (let i = 0; i < 500 && processesWith(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 20))

@@ -31,8 +31,12 @@ export const openCount = (): number | undefined => {
   }
 }
 
-/** Descriptors kept free for the sessions already open (a provider's module graph loads many files at once). */
-export const reserveFor = (limit: number): number => Math.max(48, Math.ceil(limit / 4))
+/**
+ * Descriptors kept free for the sessions already open: a first prompt loads its
+ * provider's code (a chunk or two of the bundled command) and opens a
+ * connection; tool calls open files and pipes.
+ */
+export const reserveFor = (limit: number): number => Math.max(16, Math.ceil(limit / 4))
 
 /** What one new session may hold until it is open (its log, its lock, the store's reads). */
 const PER_SESSION = 4

@@ -33,11 +33,16 @@ export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ rea
 /** What an asked-for compaction did: the request estimates before and after, or nothing to summarise. */
 export type Compacted = Compact.Compacted
 
-/** A new session refused before it was stored: no request on its model could be sent (`failure` says why). */
+/**
+ * No request on the model could be sent (`failure` says why), known before
+ * anything was stored: a new session refused before it was made, or a prompt
+ * on `sessionId` refused before its turn began (nothing appended).
+ */
 export class ModelUnavailable extends Data.TaggedError("ModelUnavailable")<{
   readonly provider: string
   readonly model: string
   readonly failure: Failure
+  readonly sessionId?: SessionId
 }> {
   override get message() {
     return this.failure.message

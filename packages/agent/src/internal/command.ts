@@ -11,7 +11,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { Duration, Effect } from "effect"
 import { ToolFailed, ToolTimeout } from "../ToolError.js"
-import type { Sandbox } from "./sandbox.js"
+import type { Sandbox } from "../Sandbox.js"
 
 export interface CommandOptions {
   readonly command: string

@@ -5,7 +5,6 @@
  */
 import { Duration, Effect, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
-import { McpServers } from "@turnlog/mcp"
 import { StoreError } from "@turnlog/store"
 import * as AdapterChoice from "../AdapterChoice.js"
 import * as Doctor from "./Doctor.js"
@@ -30,7 +29,7 @@ export const acp = (settings: Settings) =>
     }).pipe(
       Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
       // The editor's MCP servers, per session; any still running stop with the command.
-      Layer.provideMerge(McpServers.layer({ clientVersion: VERSION })),
+      Layer.provideMerge(Layers.mcpLayer(settings)),
     )
     const models = yield* modelsOffered(settings, choice)
     const server = AcpServer.make({

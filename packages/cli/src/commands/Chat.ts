@@ -24,7 +24,6 @@ import * as ModelChoice from "../ModelChoice.js"
 import * as Secrets from "../Secrets.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
-import { VERSION } from "../Version.js"
 import * as Models from "./Models.js"
 import { announce, noProvider, openSession } from "./Run.js"
 
@@ -113,7 +112,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         program: CHAT_PROGRAM,
         permissions: Layers.permissionsLayer(settings, permissions.layer),
       })),
-      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
+      Effect.provide(Layers.mcpLayer(settings)),
       // The model's facts (its context window) for the footer; the loop has its own adapter.
       Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(ReplayDiagnostics.layerStderr))),
     )

@@ -21,7 +21,6 @@ import { RunView } from "../RunView.js"
 import type { Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
-import { VERSION } from "../Version.js"
 
 export interface RunOptions {
   readonly model: Option.Option<string>
@@ -205,6 +204,6 @@ export const run = (settings: Settings, options: RunOptions) =>
         permissions: Layers.permissionsLayer(settings, TerminalPermissions.layer(), { allowTools: options.allowTools }),
         ...(Option.isSome(options.maxTokens) ? { maxTokens: options.maxTokens.value } : {}),
       })),
-      Effect.provide(McpServers.layer({ clientVersion: VERSION })),
+      Effect.provide(Layers.mcpLayer(settings)),
     )
   })

@@ -7,7 +7,9 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Duration, Effect, type Scope } from "effect"
+import type { Sandbox } from "@turnlog/agent"
 import type * as ServerConfig from "../ServerConfig.js"
+import * as ServerSandbox from "./ServerSandbox.js"
 
 /** Why a server could not be used; `message` is the end of one sentence that names the server. */
 export class StartFailed extends Data.TaggedError("StartFailed")<{ readonly server: string; readonly detail: string }> {}
@@ -36,6 +38,8 @@ export interface Options {
   readonly clientVersion: string
   readonly startTimeoutMs: number
   readonly callTimeoutMs: number
+  /** The sandbox a stdio server runs in; none: it runs as it is. */
+  readonly sandbox: Sandbox.Sandbox | undefined
   readonly log: (line: string) => void
   /** Told of a child process's pid while it may be running (so the process can stop it at exit). */
   readonly track: (pid: number, running: boolean) => void
@@ -66,7 +70,7 @@ const loadSdk = async () => {
 }
 type Sdk = Awaited<ReturnType<typeof loadSdk>>
 
-const transportFor = (sdk: Sdk, server: ServerConfig.Server, cwd: string): Transport => {
+const transportFor = (sdk: Sdk, server: ServerConfig.Server, options: Options): Transport => {
   const { SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport } = sdk
   if (server.type === "http" || server.type === "sse") {
     const requestInit = { headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) }
@@ -74,12 +78,13 @@ const transportFor = (sdk: Sdk, server: ServerConfig.Server, cwd: string): Trans
       ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit })
       : new SSEClientTransport(new URL(server.url), { requestInit })
   }
+  const launch = ServerSandbox.launch(server, options.cwd, options.sandbox)
   return new StdioClientTransport({
-    command: server.command,
-    args: [...server.args],
+    command: launch.command,
+    args: [...launch.args],
     // Added to the SDK's small safe environment (PATH, HOME, …): provider keys never reach a server.
     env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
-    cwd,
+    cwd: options.cwd,
     stderr: "pipe",
   })
 }
@@ -116,7 +121,7 @@ export const open = (server: ServerConfig.Server, options: Options): Effect.Effe
     let relinking: Promise<Link> | undefined
 
     const connect = async (): Promise<Link> => {
-      const transport = transportFor(sdk, server, options.cwd)
+      const transport = transportFor(sdk, server, options)
       stderrTail = ""
       if (transport instanceof StdioClientTransport) {
         transport.stderr?.on("data", (chunk: Buffer) => {

@@ -1,6 +1,7 @@
 /**
- * The sandbox `run_command` runs commands in, where the platform offers one:
- * bubblewrap (`bwrap`) on Linux. Inside it a command
+ * The sandbox `run_command` runs commands in, and stdio MCP servers run in,
+ * where the platform offers one: bubblewrap (`bwrap`) on Linux. Inside it a
+ * command (or a server)
  *
  * - sees only its own processes (a new PID namespace with its own `/proc`):
  *   not turnlog's, nor any other process's environment or memory, so no
@@ -23,10 +24,24 @@ import * as path from "node:path"
 /** `auto`: sandbox where available; `off`: never; `require`: refuse to run a command without one. */
 export type Mode = "auto" | "off" | "require"
 
+export interface Wrapped {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+}
+
 export interface Sandbox {
   readonly name: string
   /** The program and arguments that run `/bin/sh -c <command>` in the sandbox, in `cwd`. */
-  readonly wrap: (command: string, cwd: string) => { readonly file: string; readonly args: ReadonlyArray<string> }
+  readonly wrap: (command: string, cwd: string) => Wrapped
+  /**
+   * The program and arguments that run `program` with `args` in the sandbox,
+   * in `cwd`; `writable` names more directories (existing ones) it may write in.
+   */
+  readonly wrapProgram: (
+    program: string,
+    args: ReadonlyArray<string>,
+    options: { readonly cwd: string; readonly writable?: ReadonlyArray<string> },
+  ) => Wrapped
 }
 
 const onPath = (name: string, searchPath: string | undefined): string | undefined => {
@@ -45,13 +60,14 @@ const onPath = (name: string, searchPath: string | undefined): string | undefine
 
 const isRoot = (): boolean => typeof process.getuid === "function" && process.getuid() === 0
 
-const bubblewrapArgs = (cwd: string): Array<string> => [
+const bubblewrapArgs = (cwd: string, writable: ReadonlyArray<string> = []): Array<string> => [
   "--die-with-parent",
   "--unshare-pid",
   "--ro-bind", "/", "/",
   "--dev", "/dev",
   "--proc", "/proc",
   "--tmpfs", "/tmp",
+  ...writable.flatMap((dir) => ["--bind", dir, dir]),
   "--bind", cwd, cwd,
   "--chdir", cwd,
   // Unprivileged, bwrap keeps no capabilities; as root it would keep them all
@@ -62,6 +78,10 @@ const bubblewrapArgs = (cwd: string): Array<string> => [
 export const bubblewrap = (file: string): Sandbox => ({
   name: "bubblewrap",
   wrap: (command, cwd) => ({ file, args: [...bubblewrapArgs(cwd), "--", "/bin/sh", "-c", command] }),
+  wrapProgram: (program, args, options) => ({
+    file,
+    args: [...bubblewrapArgs(options.cwd, options.writable), "--", program, ...args],
+  }),
 })
 
 const PROBE_TIMEOUT_MS = 10_000
