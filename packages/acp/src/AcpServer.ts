@@ -249,7 +249,11 @@ export const make = (options: Options) =>
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
           return lifetime.using(id, async () => {
-            const command = await slash(client, id, content.right, () => lifetime.ensureOpen(client, id))
+            // A command is text alone: a prompt with an image goes to the model.
+            const texts = content.right.flatMap((b) => (b.type === "text" ? [b] : []))
+            const command = texts.length === content.right.length
+              ? await slash(client, id, texts, () => lifetime.ensureOpen(client, id))
+              : undefined
             if (command !== undefined) return command
             // Let go while unused: opened again, with whatever another process appended meanwhile.
             await lifetime.ensureOpen(client, id)
