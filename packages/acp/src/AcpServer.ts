@@ -27,6 +27,7 @@ import * as Open from "./internal/Open.js"
 import * as PromptTurn from "./internal/PromptTurn.js"
 import * as Rules from "./Rules.js"
 import * as Runner from "./internal/Runner.js"
+import * as SessionView from "./internal/SessionView.js"
 import * as Slash from "./internal/Slash.js"
 import * as Titles from "./internal/Titles.js"
 import { initializeResponse, type Options } from "./internal/ServerOptions.js"
@@ -154,12 +155,13 @@ export const make = (options: Options) =>
         .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
           requireDirectory(params.cwd)
           const servers = await mcpServers.start(params.mcpServers, params.cwd)
+          let own: SessionMcp.SessionTools = {}
           const id = await servers.use(
-            (tools) => run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError))),
+            (tools) => (own = tools, run(loop.createSession({ cwd: params.cwd, ...tools }).pipe(Effect.mapError(Errors.fromAgentError)))),
             (id) => id,
           )
           reportMcp(params.mcpServers)
-          const view: Updates.View = { cwd: params.cwd, tools }
+          const view: Updates.View = { cwd: params.cwd, tools: SessionView.tools(tools, own.tools) }
           callIds.forget(id)
           titled.delete(id)
           sessions.set(id, view)
@@ -249,7 +251,11 @@ export const make = (options: Options) =>
           const content = toUserContent(params.prompt)
           if (Either.isLeft(content)) throw Errors.invalidParams(content.left)
           return lifetime.using(id, async () => {
-            const command = await slash(client, id, content.right, () => lifetime.ensureOpen(client, id))
+            // A command is text alone: a prompt with an image goes to the model.
+            const texts = content.right.flatMap((b) => (b.type === "text" ? [b] : []))
+            const command = texts.length === content.right.length
+              ? await slash(client, id, texts, () => lifetime.ensureOpen(client, id))
+              : undefined
             if (command !== undefined) return command
             // Let go while unused: opened again, with whatever another process appended meanwhile.
             await lifetime.ensureOpen(client, id)

@@ -1,17 +1,38 @@
 /**
- * An editor's prompt as durable user content. turnlog advertises text and
- * embedded context only, so images, audio and binary resources are refused
- * with a message that says so rather than silently dropped.
+ * An editor's prompt as durable user content. turnlog advertises text,
+ * embedded context and images: an image is kept as its bytes (base64) and
+ * media type, and goes to the model when the model takes images (the agent
+ * loop refuses it in one sentence otherwise). Audio and binary resources are
+ * refused with a message that says so rather than silently dropped.
  */
 import { Either } from "effect"
 import type * as acp from "@agentclientprotocol/sdk"
-import type { TextBlock } from "@turnlog/protocol"
+import type { ImageBlock, TextBlock } from "@turnlog/protocol"
 
 const text = (value: string): TextBlock => ({ type: "text", text: value })
 
-export const toUserContent = (prompt: ReadonlyArray<acp.ContentBlock>): Either.Either<Array<TextBlock>, string> => {
-  const blocks: Array<TextBlock> = []
-  for (const block of prompt) {
+/** The image types every provider that takes images accepts. */
+export const IMAGE_TYPES: ReadonlyArray<string> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+const image = (block: acp.ImageContent, index: number): Either.Either<ImageBlock, string> => {
+  if (!IMAGE_TYPES.includes(block.mimeType)) {
+    return Either.left(
+      `the image at prompt[${index}] is of type ${JSON.stringify(block.mimeType)}; supported image types are ${IMAGE_TYPES.join(", ")}`,
+    )
+  }
+  if (block.data === "" || block.data.length % 4 !== 0 || !BASE64.test(block.data)) {
+    return Either.left(`the image at prompt[${index}] has no data in base64 (an image given only by its uri is not fetched)`)
+  }
+  return Either.right({ type: "image", data: block.data, mimeType: block.mimeType })
+}
+
+export const toUserContent = (
+  prompt: ReadonlyArray<acp.ContentBlock>,
+): Either.Either<Array<TextBlock | ImageBlock>, string> => {
+  const blocks: Array<TextBlock | ImageBlock> = []
+  for (const [index, block] of prompt.entries()) {
     switch (block.type) {
       case "text":
         blocks.push(text(block.text))
@@ -27,7 +48,12 @@ export const toUserContent = (prompt: ReadonlyArray<acp.ContentBlock>): Either.E
       case "resource_link":
         blocks.push(text(`[${block.name}](${block.uri})`))
         break
-      case "image":
+      case "image": {
+        const converted = image(block, index)
+        if (Either.isLeft(converted)) return Either.left(converted.left)
+        blocks.push(converted.right)
+        break
+      }
       case "audio":
         return Either.left(`${block.type} content is not supported (promptCapabilities.${block.type} is false)`)
     }

@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AgentLoop, Tools } from "@turnlog/agent"
-import { makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
+import { type ImageBlock, makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
 import { Summary } from "@turnlog/store"
 import { Counter } from "./CallIds.js"
 
@@ -188,7 +188,7 @@ export const usageUpdate = (usage: AgentLoop.ContextUsage): acp.SessionUpdate =>
 })
 
 /** A session's title as the store would give it, from its first prompt. */
-export const titleOf = (content: ReadonlyArray<TextBlock>): string =>
+export const titleOf = (content: ReadonlyArray<TextBlock | ImageBlock>): string =>
   Summary.titleOf({ id: makeMessageId(), role: "user", content: [...content], source: { kind: "user" } })
 
 export const sessionInfo = (title: string): acp.SessionUpdate => ({ sessionUpdate: "session_info_update", title })
@@ -269,6 +269,8 @@ export const fromHistory = (
       for (const block of event.data.message.content) {
         if (block.type === "text" && block.text !== "") {
           updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: block.text } })
+        } else if (block.type === "image") {
+          updates.push({ sessionUpdate: "user_message_chunk", content: { type: "image", data: block.data, mimeType: block.mimeType } })
         }
       }
     } else if (event.type === "assistant/message") {

@@ -97,7 +97,7 @@ describe("initialize", () => {
       agentCapabilities: {
         loadSession: true,
         sessionCapabilities: { list: {}, close: {}, resume: {} },
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
       },
       authMethods: [],
@@ -249,27 +249,38 @@ describe("session/prompt", () => {
     expect(second).toEqual({ stopReason: "end_turn" })
   })
 
-  it("refuses an unknown session, and image content, and keeps serving", async () => {
+  it("refuses an unknown session, audio content and an image of another type, and keeps serving", async () => {
     const h = await start([play([end("completed")])])
-    const [unknown, image, ok] = await client(h.wire, async (ctx) => {
+    const [unknown, audio, image, ok] = await client(h.wire, async (ctx) => {
       await init(ctx)
       const unknown = await rejection(
         ctx.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "a" }] }),
       )
       const sessionId = await newSession(ctx)
+      const audio = await rejection(
+        ctx.request("session/prompt", { sessionId, prompt: [{ type: "audio", data: "AA==", mimeType: "audio/wav" }] }),
+      )
       const image = await rejection(
-        ctx.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AA==", mimeType: "image/png" }] }),
+        ctx.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "a" }, { type: "image", data: "AA==", mimeType: "image/tiff" }],
+        }),
       )
       const ok = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a" }] })
-      return [unknown, image, ok] as const
+      return [unknown, audio, image, ok] as const
     })
     expect(unknown).toEqual({
       code: -32002,
       message: "session nope is not open on this connection (use session/new or session/load)",
     })
+    expect(audio).toEqual({
+      code: -32602,
+      message: "Invalid params: audio content is not supported (promptCapabilities.audio is false)",
+    })
     expect(image).toEqual({
       code: -32602,
-      message: "Invalid params: image content is not supported (promptCapabilities.image is false)",
+      message:
+        `Invalid params: the image at prompt[1] is of type "image/tiff"; supported image types are image/png, image/jpeg, image/gif, image/webp`,
     })
     expect(ok).toEqual({ stopReason: "end_turn" })
   })

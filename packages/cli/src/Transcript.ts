@@ -7,11 +7,12 @@
  * are in `TranscriptText.ts`.
  */
 import { Assembler } from "@turnlog/assembler"
-import { type Failure, SessionLog } from "@turnlog/protocol"
+import { type ContentBlock, type Failure, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 
 export type Item =
-  | { readonly role: "user"; readonly text: string }
+  /** `images`: the prompt's images (base64 and media type), in order; absent when it had none. */
+  | { readonly role: "user"; readonly text: string; readonly images?: ReadonlyArray<PromptImage> }
   | {
     readonly role: "assistant"
     readonly text: string
@@ -60,6 +61,17 @@ export interface Transcript {
   readonly writer?: number
 }
 
+/** An image of a prompt as the log keeps it. */
+export interface PromptImage {
+  readonly mimeType: string
+  readonly data: string
+}
+
+const userItem = (content: ReadonlyArray<ContentBlock>): Item => {
+  const images = content.flatMap((b) => (b.type === "image" ? [{ mimeType: b.mimeType, data: b.data }] : []))
+  return { role: "user", text: textOf(content, "text"), ...(images.length === 0 ? {} : { images }) }
+}
+
 const textOf = (blocks: ReadonlyArray<{ readonly type: string; readonly text?: string }>, type: string): string =>
   blocks.flatMap((b) => (b.type === type && b.text !== undefined ? [b.text] : [])).join("")
 
@@ -99,7 +111,7 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
       case "user/message":
         // A turn is compacted when its prompt is before the kept history (the seq a compaction keeps from is a message's).
         if (open && starts.length === turns.length + 1 && items.every((i) => i.role !== "user")) starts[turns.length] = event.seq
-        items.push({ role: "user", text: textOf(event.data.message.content, "text") })
+        items.push(userItem(event.data.message.content))
         break
       case "request/start":
         attempt = Assembler.initial

@@ -6,10 +6,14 @@
  */
 import { visibleInLine } from "./Visible.js"
 import * as path from "node:path"
-import type { Item, Transcript, Turn } from "./Transcript.js"
+import type { Item, PromptImage, Transcript, Turn } from "./Transcript.js"
 
 const indent = (text: string, prefix = "  "): string =>
   text.split("\n").map((line) => `${prefix}${line}`).join("\n")
+
+/** A prompt's image, named by its type and size (its bytes are in the log and the export). */
+const imageLine = (image: PromptImage): string =>
+  `  [image: ${visibleInLine(image.mimeType)}, ${Math.floor((image.data.replace(/=+$/, "").length * 3) / 4)} bytes]`
 
 /** At most `max` characters (code points: never half of one), saying how many more there were. */
 const clip = (text: string, max = 2000): string => {
@@ -81,7 +85,7 @@ export const itemLines = (item: Item, cwd = "/"): Array<string> => {
     case "compaction":
       return compactionLines(item)
     case "user":
-      return ["user:", indent(item.text)]
+      return ["user:", indent(item.text), ...(item.images ?? []).map(imageLine)]
     case "assistant": {
       const lines: Array<string> = []
       if (item.reasoning !== undefined) lines.push("assistant (thinking):", indent(item.reasoning))

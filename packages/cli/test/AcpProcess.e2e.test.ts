@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { Readable, Writable } from "node:stream"
 import * as acp from "@agentclientprotocol/sdk"
 import { Lines } from "@turnlog/testkit"
@@ -36,25 +37,38 @@ interface Agent {
   /** Frames the agent wrote that answer ids the client never used (raw lines). */
   readonly foreign: Array<unknown>
   readonly writeRaw: (text: string) => Promise<void>
-  readonly exited: Promise<{ code: number | null; stderr: string }>
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>
+  /** Resolves once the agent's stderr contains `text`. */
+  readonly said: (text: string) => Promise<void>
 }
 
-const startAgent = (model: ReadonlyArray<string>, clientIds: (id: unknown) => boolean): Agent => {
+const startAgent = (
+  model: ReadonlyArray<string>,
+  clientIds: (id: unknown) => boolean,
+  env: Readonly<Record<string, string>> = {},
+): Agent => {
   const home = tempDir("acp-home")
   const cwd = tempDir("acp-cwd")
   const script = join(home, "model.jsonl")
   writeFileSync(script, model.map((line) => `${line}\n`).join(""))
   const child = spawn(process.execPath, [BIN, "acp"], {
     cwd,
-    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: script },
+    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: script, ...env },
     stdio: "pipe",
   })
   let stderr = ""
+  const waiting: Array<{ readonly text: string; readonly resolve: () => void }> = []
   child.stderr!.setEncoding("utf8").on("data", (t: string) => {
     stderr += t
+    for (const wait of waiting) if (stderr.includes(wait.text)) wait.resolve()
   })
-  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stderr }))
+  const said = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (stderr.includes(text)) resolve()
+      else waiting.push({ text, resolve })
+    })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stderr }))
   )
   const writer = (Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>).getWriter()
   const foreign: Array<unknown> = []
@@ -75,6 +89,7 @@ const startAgent = (model: ReadonlyArray<string>, clientIds: (id: unknown) => bo
     foreign,
     writeRaw: (t) => writer.write(new TextEncoder().encode(t)),
     exited,
+    said,
   }
 }
 
@@ -112,6 +127,69 @@ describe.each([["SIGINT", 130], ["SIGTERM", 143]] as const)("turnlog acp stopped
     const log = logOf(agent.home, sessionId)
     expect(log.at(-1)).toMatchObject({ type: "turn/end", data: { reason: "cancelled" } })
     expect(seen.length).toBeGreaterThan(0)
+  })
+})
+
+const SLOW_FSYNC_MS = 3000
+
+/** A preload that makes every fsync take 3 s once `marker` exists: a shutdown that takes its time, on cue. */
+const slowDisk = (dir: string, marker: string): string => {
+  const file = join(dir, "slow-fsync.mjs")
+  writeFileSync(
+    file,
+    `import fs from "node:fs"
+import { syncBuiltinESMExports } from "node:module"
+for (const name of ["fsyncSync", "fdatasyncSync"]) {
+  const original = fs[name]
+  fs[name] = (fd) => {
+    if (fs.existsSync(${JSON.stringify(marker)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${SLOW_FSYNC_MS})
+    return original(fd)
+  }
+}
+syncBuiltinESMExports()
+`,
+  )
+  return pathToFileURL(file).href
+}
+
+/**
+ * A launcher that forwards Ctrl-C to turnlog, which also sits in the terminal's process group,
+ * delivers SIGINT twice. The second arrives here while the first one's cancel is being written
+ * (to a disk made slow, so that it is still being written).
+ */
+describe("turnlog acp given SIGINT again while it cancels the prompt in flight", () => {
+  it("holds the second: the prompt is answered cancelled and its turn closed before the process exits 130", async () => {
+    const dir = tempDir("acp-slow-disk")
+    const marker = join(dir, "disk-stalls-now")
+    const agent = startAgent([text("Thinking about it", { stall: true })], () => true, {
+      NODE_OPTIONS: `--import=${slowDisk(dir, marker)}`,
+    })
+    let firstChunk: () => void = () => undefined
+    const streaming = new Promise<void>((resolve) => {
+      firstChunk = resolve
+    })
+    let answer: unknown = "not answered"
+    const connection = acp.client({ name: "test" })
+      .onNotification("session/update", ({ params }) => {
+        if (params.update.sessionUpdate === "agent_message_chunk") firstChunk()
+      })
+      .connectWith(agent.stream, async (ctx) => {
+        await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+        const { sessionId } = await ctx.request("session/new", { cwd: agent.cwd, mcpServers: [] })
+        const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })
+        await streaming
+        writeFileSync(marker, "")
+        agent.child.kill("SIGINT")
+        await agent.said("turnlog: stopping: cancelling the prompt in flight\n")
+        agent.child.kill("SIGINT")
+        answer = await prompt.catch((error: unknown) => `failed: ${String(error)}`)
+        return sessionId
+      })
+    const sessionId = await connection
+    const { code, signal, stderr } = await agent.exited
+    expect(answer).toEqual({ stopReason: "cancelled" })
+    expect([code, signal], stderr).toEqual([130, null])
+    expect(logOf(agent.home, sessionId).at(-1)).toMatchObject({ type: "turn/end", data: { reason: "cancelled" } })
   })
 })
 

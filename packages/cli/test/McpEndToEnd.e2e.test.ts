@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import type * as acp from "@agentclientprotocol/sdk"
 import { Processes } from "@turnlog/testkit"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { agent } from "./support/acpAgent.js"
@@ -111,6 +112,44 @@ describe("MCP servers end to end", () => {
       rawInput: { message: "from the model" },
       content: [{ type: "content", content: { type: "text", text: "Echo: from the model" } }],
     }])
+  })
+
+  it("acp: a call whose arguments name a path shows it as a location, its kind from the tool's annotations, and asks permission under the call's own title", async () => {
+    const home = tempDir("mcp-kind-home")
+    const workspace = tempDir("mcp-kind-ws")
+    const modelFile = join(home, "model.jsonl")
+    const note = join(workspace, "note.txt")
+    writeFileSync(modelFile, script("fs__write_file", { path: note, content: "hello" }, "Written."))
+    const asked: Array<acp.RequestPermissionRequest> = []
+    const run = await agent(home, workspace, modelFile, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      const { sessionId } = await ctx.request("session/new", {
+        cwd: workspace,
+        mcpServers: [{ name: "fs", command: process.execPath, args: [FILESYSTEM, workspace], env: [] }],
+      })
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a note" }] })
+    }, {
+      permission: (params) => {
+        asked.push(params)
+        const allow = params.options.find((o) => o.kind === "allow_once")!
+        return { outcome: { outcome: "selected", optionId: allow.optionId } }
+      },
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(readFileSync(note, "utf8")).toBe("hello")
+    const call = run.updates.find((u) => u.sessionUpdate === "tool_call")
+    expect(call).toMatchObject({
+      sessionUpdate: "tool_call",
+      title: "Write File (MCP server fs)",
+      kind: "edit",
+      locations: [{ path: note }],
+    })
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.toolCall).toMatchObject({
+      title: "Write File (MCP server fs)",
+      kind: "edit",
+      locations: [{ path: note }],
+    })
   })
 
   it("run: the config's mcpServers serve the turn; a bad entry is a usage error naming the field", async () => {

@@ -81,12 +81,16 @@ export const toPrompt = (request: LlmRequest, assistants: ReadonlyArray<NativeAs
         break
       }
       case "user": {
-        // Block order is kept: a run of text is one user message, a run of tool results one tool message.
+        // Block order is kept: a run of text and images is one user message, a run of tool results one tool message.
         for (const block of message.content) {
           const last = prompt[prompt.length - 1]
           if (block.type === "text") {
             if (last?.role === "user") last.content.push({ type: "text", text: block.text })
             else prompt.push({ role: "user", content: [{ type: "text", text: block.text }] })
+          } else if (block.type === "image") {
+            const part = { type: "file" as const, data: block.data, mediaType: block.mimeType }
+            if (last?.role === "user") last.content.push(part)
+            else prompt.push({ role: "user", content: [part] })
           } else if (block.type === "tool-result") {
             const value = block.content === "" ? NO_OUTPUT : block.content
             const part = {

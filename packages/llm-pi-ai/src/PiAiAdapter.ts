@@ -193,6 +193,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
         : {
           contextWindow: route.right.model.contextWindow,
           maxTokens: route.right.model.maxTokens,
+          input: route.right.model.input,
           ...withPrices(prices(route.right.model.cost)),
         }
     }

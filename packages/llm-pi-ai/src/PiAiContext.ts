@@ -6,7 +6,7 @@
  * durable content. A tool result names its tool because some wire formats
  * require it; the name comes from the tool call it answers.
  */
-import type { AssistantMessage, Context, Message as PiMessage, TextContent, Tool } from "@earendil-works/pi-ai"
+import type { AssistantMessage, Context, ImageContent, Message as PiMessage, TextContent, Tool } from "@earendil-works/pi-ai"
 import type { LlmRequest, ToolSpec } from "@turnlog/llm/LlmAdapter"
 
 /** Sent in place of an empty tool output: several providers reject empty tool results. */
@@ -44,8 +44,8 @@ export const toContext = (request: LlmRequest, assistants: ReadonlyArray<Assista
         break
       }
       case "user": {
-        // Block order is kept: a run of text is one user message, each tool result its own message.
-        let text: Array<TextContent> = []
+        // Block order is kept: a run of text and images is one user message, each tool result its own message.
+        let text: Array<TextContent | ImageContent> = []
         const flush = () => {
           if (text.length > 0) messages.push({ role: "user", content: text, timestamp: 0 })
           text = []
@@ -53,6 +53,8 @@ export const toContext = (request: LlmRequest, assistants: ReadonlyArray<Assista
         for (const block of message.content) {
           if (block.type === "text") {
             text.push({ type: "text", text: block.text })
+          } else if (block.type === "image") {
+            text.push({ type: "image", data: block.data, mimeType: block.mimeType })
           } else if (block.type === "tool-result") {
             flush()
             messages.push({

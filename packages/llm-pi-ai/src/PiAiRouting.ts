@@ -52,6 +52,8 @@ export const CustomModel = Schema.Struct({
   contextWindow: Schema.optionalWith(Count, { exact: true }),
   maxTokens: Schema.optionalWith(Count, { exact: true }),
   reasoning: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** What a prompt to the model may hold: `["text", "image"]` for one that sees images; default text only. */
+  input: Schema.optionalWith(Schema.Array(Schema.Literal("text", "image")), { exact: true }),
 })
 
 // A user name or password in the URL would travel wherever the URL is shown or logged.
@@ -118,7 +120,7 @@ const customModel = (id: string, provider: CustomProvider, entry: typeof CustomM
   api: provider.api,
   provider: id,
   baseUrl: provider.baseUrl,
-  input: ["text"],
+  input: entry.input?.includes("image") === true ? ["text", "image"] : ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   reasoning: entry.reasoning ?? false,
   contextWindow: entry.contextWindow ?? DEFAULT_CONTEXT_WINDOW,

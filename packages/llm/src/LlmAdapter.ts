@@ -47,6 +47,8 @@ export interface ModelInfo {
   readonly maxTokens: number
   /** Prices in US dollars per million tokens, when the model entry has them. */
   readonly cost?: ModelPrices
+  /** What a prompt may hold for this model; absent when not known (then an image is sent as it is). */
+  readonly input?: ReadonlyArray<"text" | "image">
 }
 
 /** Per million tokens; a tier's rates apply when a request's input is above its threshold. */

@@ -3,7 +3,10 @@
  * the server's own input schema; the arguments go to the server as the model
  * wrote them (the server validates them). A tool the server marks read-only
  * (`readOnlyHint`) needs no permission, like the built-in reads; any other
- * asks, titled with the tool and its server. Whatever goes wrong — an error
+ * asks, titled with the tool and its server. A call shows the paths its
+ * arguments name (`path`, `file`, `filePath`, ... see `PATH_KEYS`), and its kind
+ * from them and the annotations: `read` for a read-only tool, `edit` for one
+ * that acts on a path, else `other`. Whatever goes wrong — an error
  * result, a stopped server, no answer in time — is a tool error the model sees,
  * one sentence that names the server.
  */
@@ -39,6 +42,25 @@ const failure = (server: string, tool: string, timeoutMs: number) => (error: Cal
     ? new ToolError.ToolTimeout({ tool: where(server, tool), timeoutMs })
     : new ToolError.ToolFailed({ tool: where(server, tool), detail: error.detail })
 
+/** Argument names whose string value (or array of strings) is a path the call acts on. */
+export const PATH_KEYS: ReadonlyArray<string> = [
+  "path", "paths", "file", "files", "filePath", "file_path", "filename", "fileName", "source", "destination",
+]
+
+/** The paths a call's arguments name, in `PATH_KEYS` order. */
+export const pathsOf = (input: unknown): Array<string> => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return []
+  const args = input as Record<string, unknown>
+  const paths: Array<string> = []
+  for (const key of PATH_KEYS) {
+    const value = args[key]
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === "string" && item !== "" && !paths.includes(item)) paths.push(item)
+    }
+  }
+  return paths
+}
+
 /** `name` is the registry's (namespaced) name for `spec`, a tool of `connection`'s server. */
 export const make = (connection: Connection, spec: McpToolSpec, name: string, callTimeoutMs: number): Tools.Tool => {
   const server = connection.server.name
@@ -53,12 +75,11 @@ export const make = (connection: Connection, spec: McpToolSpec, name: string, ca
       description: spec.description ?? `${title} (a tool of the MCP server "${server}")`,
       parameters: spec.inputSchema as Record<string, unknown>,
     },
-    display: (argumentsJson) => ({
-      kind: readOnly ? "read" : "other",
-      title: shown,
-      paths: [],
-      input: Tools.inputOf(argumentsJson),
-    }),
+    display: (argumentsJson) => {
+      const input = Tools.inputOf(argumentsJson)
+      const paths = pathsOf(input)
+      return { kind: readOnly ? "read" : paths.length > 0 ? "edit" : "other", title: shown, paths, input }
+    },
     prepare: (argumentsJson) =>
       Effect.map(parseObject(name, argumentsJson), (args) => ({
         input: args,

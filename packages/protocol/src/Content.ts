@@ -33,11 +33,23 @@ export const ToolResultBlock = Schema.Struct({
 })
 export type ToolResultBlock = typeof ToolResultBlock.Type
 
+/**
+ * An image a user gave with a prompt: its bytes in base64 and their media
+ * type (`image/png`, ...). Written once, in the user message that carried it;
+ * no later event repeats it (the request history is rebuilt from that event).
+ */
+export const ImageBlock = Schema.Struct({
+  type: Schema.Literal("image"),
+  data: Schema.String,
+  mimeType: Schema.String,
+})
+export type ImageBlock = typeof ImageBlock.Type
+
 /** What a model streams: the blocks an assistant message is made of. */
 export const AssistantBlock = Schema.Union(TextBlock, ReasoningBlock, ToolCallBlock)
 export type AssistantBlock = typeof AssistantBlock.Type
 
-export const ContentBlock = Schema.Union(TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
+export const ContentBlock = Schema.Union(TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock, ImageBlock)
 export type ContentBlock = typeof ContentBlock.Type
 
 export const BlockType = Schema.Literal("text", "reasoning", "tool-call")

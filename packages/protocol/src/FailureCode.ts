@@ -44,6 +44,8 @@ export const FailureCode = Schema.Literal(
   "PROMPT_TOO_LARGE",
   /** The tools offered (an MCP server's thousands) leave no room for a prompt in the window. */
   "TOOLS_TOO_LARGE",
+  /** The prompt holds an image and the model's entry says it takes text only. */
+  "IMAGES_UNSUPPORTED",
   "COMPACTION_FAILED",
   "INVALID_SETTINGS",
 )

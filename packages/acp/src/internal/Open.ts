@@ -11,10 +11,11 @@ import { SessionId, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
-import type { SessionMcp } from "../SessionMcp.js"
+import type { SessionMcp, SessionTools } from "../SessionMcp.js"
 import * as Updates from "../Updates.js"
 import type { attacher } from "./Attach.js"
 import { requireAbsolute } from "./Cwd.js"
+import * as SessionView from "./SessionView.js"
 import type { Lifetime } from "./Lifetime.js"
 import { describeRecovery } from "./Recovery.js"
 import type { Run } from "./Runner.js"
@@ -49,8 +50,9 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
   if (deps.inFlight.has(id)) throw Errors.busy(id)
   return deps.lifetime.using(id, async () => {
     const servers = await deps.mcpServers.start(params.mcpServers ?? [], params.cwd)
+    let own: SessionTools = {}
     const loaded = await servers.use(
-      (tools) => deps.run(deps.loop.load(SessionId.make(id), tools).pipe(Effect.mapError(Errors.fromAgentError))),
+      (tools) => (own = tools, deps.run(deps.loop.load(SessionId.make(id), tools).pipe(Effect.mapError(Errors.fromAgentError)))),
       () => id,
     )
     deps.forget(id)
@@ -58,7 +60,7 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
     for (const line of describeRecovery(id, loaded.recovery)) deps.log(line)
     const cwd = loaded.header.cwd
     if (cwd !== params.cwd) deps.log(`session ${id} runs in ${cwd}, its cwd when it was created`)
-    const view: Updates.View = { cwd, tools: deps.tools }
+    const view: Updates.View = { cwd, tools: SessionView.tools(deps.tools, own.tools) }
     deps.callIds.forget(id)
     // Counted even when not replayed: later calls get ids no earlier call had.
     const history = Updates.fromHistory(loaded.events, view, deps.callIds.session(id).shown)

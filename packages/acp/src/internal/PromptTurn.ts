@@ -8,7 +8,7 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import { Effect, Stream } from "effect"
 import { type AgentLoop, PlanExit } from "@turnlog/agent"
-import { SessionId, type TextBlock } from "@turnlog/protocol"
+import { type ImageBlock, SessionId, type TextBlock } from "@turnlog/protocol"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
 import * as Modes from "../Modes.js"
@@ -31,7 +31,7 @@ export const make = (deps: Deps) =>
   client: acp.AgentContext,
   id: string,
   view: Updates.View,
-  content: ReadonlyArray<TextBlock>,
+  content: ReadonlyArray<TextBlock | ImageBlock>,
 ): Effect.Effect<acp.PromptResponse, acp.RequestError> =>
 {
   // The turn's calls by provider id: a result's update shows what its call changes.

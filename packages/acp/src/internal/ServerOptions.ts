@@ -33,7 +33,7 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   agentInfo: { name: "turnlog", version },
   agentCapabilities: {
     loadSession: true,
-    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    promptCapabilities: { image: true, audio: false, embeddedContext: true },
     sessionCapabilities: { list: {}, close: {}, resume: {} },
     mcpCapabilities: { http: true, sse: true },
   },

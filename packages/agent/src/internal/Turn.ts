@@ -78,13 +78,34 @@ const tooLarge = (deps: TurnContext.TurnDeps, message: Message): Failure | undef
   }
 }
 
+export const IMAGES_UNSUPPORTED = "IMAGES_UNSUPPORTED"
+
+/**
+ * Why a prompt's images cannot go to the session's model: its entry says it
+ * takes text only. Such a prompt is neither sent nor logged. A model whose
+ * entry is not known is sent the images as they are.
+ */
+const imagesRefused = (deps: TurnContext.TurnDeps, message: Message): Failure | undefined => {
+  const images = message.content.filter((b) => b.type === "image").length
+  if (images === 0) return undefined
+  const { provider, model } = deps.journal.route
+  const input = deps.adapter.modelInfo?.(provider, model)?.input
+  if (input === undefined || input.includes("image")) return undefined
+  return {
+    code: IMAGES_UNSUPPORTED,
+    message: `${provider}/${model} takes text only (its model entry's input has no "image"), so the prompt with ${
+      images === 1 ? "an image" : `${images} images`
+    } was neither sent nor logged; choose a model that takes images, or for a model of the config's providers add "input": ["text", "image"] to its entry`,
+  }
+}
+
 export const run = (
   deps: TurnContext.TurnDeps,
   content: ReadonlyArray<ContentBlock>,
 ): Effect.Effect<void, StoreError.StoreError> =>
   Effect.gen(function*() {
     const user = Events.userMessage(content)
-    const refused = tooLarge(deps, user.data.message)
+    const refused = imagesRefused(deps, user.data.message) ?? tooLarge(deps, user.data.message)
     if (refused !== undefined) {
       return yield* deps.emit({ type: "turn-end", reason: "error", failure: refused })
     }

@@ -42,5 +42,8 @@ export const content = (prompt: string, cwd: string): Either.Either<string | Arr
     if (text.right.includes("\u0000")) return Either.left(`@${file} is binary: only text files can be attached`)
     resources.push({ type: "resource" as const, resource: { uri: pathToFileURL(file).href, text: text.right } })
   }
-  return PromptContent.toUserContent([{ type: "text", text: prompt }, ...resources])
+  // Text and text resources only: the result holds no image.
+  return PromptContent.toUserContent([{ type: "text", text: prompt }, ...resources]).pipe(
+    Either.map((blocks) => blocks.flatMap((b) => (b.type === "text" ? [b] : []))),
+  )
 }

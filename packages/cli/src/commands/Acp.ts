@@ -10,6 +10,7 @@ import * as AdapterChoice from "../AdapterChoice.js"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
+import * as SignalHold from "../SignalHold.js"
 import type { Settings } from "../Settings.js"
 import { VERSION } from "../Version.js"
 import { announce } from "./Run.js"
@@ -39,7 +40,9 @@ export const acp = (settings: Settings) =>
       idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
     })
     const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
-    yield* Effect.scoped(Effect.zipRight(onMemorySignal, serving))
+    // Released after the server's own shutdown: until the prompts in flight are answered, a repeated signal waits.
+    const held = SignalHold.hold((line) => void process.stderr.write(`turnlog: ${line}\n`))
+    yield* Effect.scoped(Effect.zipRight(Effect.zipRight(held, onMemorySignal), serving))
   })
 
 /**

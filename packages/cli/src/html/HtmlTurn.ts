@@ -7,7 +7,7 @@
  * text from the session goes through `Markdown.escape` or
  * `Markdown.markdown`; nothing from it is markup.
  */
-import type { Item, Turn } from "../Transcript.js"
+import type { Item, PromptImage, Turn } from "../Transcript.js"
 import { describeEnd, systemLabel } from "../TranscriptText.js"
 import type { Facts } from "./Facts.js"
 import { escape, markdown } from "./Markdown.js"
@@ -69,10 +69,25 @@ const toolResult = (item: Extract<Item, { role: "tool-result" }>): string => {
   return `<div class="${cls}">${head}<details class="fold"><summary>result folded: ${sizeOf(item.content)}</summary>${body}</details></div>`
 }
 
+const SHOWN_IMAGE = /^image\/(png|jpeg|gif|webp)$/
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/**
+ * A prompt's image, shown from a data: URL (the page's policy allows no other
+ * source). Only a known image type with base64 data becomes one; anything else
+ * is named, not shown.
+ */
+const imageHtml = (image: PromptImage): string =>
+  SHOWN_IMAGE.test(image.mimeType) && BASE64.test(image.data)
+    ? `<img class="prompt-image" alt="image (${image.mimeType})" src="data:${image.mimeType};base64,${image.data}">`
+    : `<p class="prompt-image">an image of type <code>${escape(image.mimeType)}</code>, not shown</p>`
+
 export const itemHtml = (item: Item): string => {
   switch (item.role) {
     case "user":
-      return `<div class="item user"><div class="who">user</div><div class="md">${markdown(item.text)}</div></div>`
+      return `<div class="item user"><div class="who">user</div><div class="md">${markdown(item.text)}</div>${
+        (item.images ?? []).map(imageHtml).join("")
+      }</div>`
     case "assistant": {
       const how = item.interrupted === true
         ? ` <span class="badge problem">interrupted</span>`

@@ -15,7 +15,12 @@ export const agent = async (
   modelFile: string,
   drive: (ctx: acp.ClientContext) => Promise<void>,
   /** Arguments before `acp` (`--store postgres`) and environment added to the agent's. */
-  options: { readonly args?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> } = {},
+  options: {
+    readonly args?: ReadonlyArray<string>
+    readonly env?: Readonly<Record<string, string>>
+    /** Answers the agent's permission questions (without it, the client has no answer to give). */
+    readonly permission?: (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse
+  } = {},
 ) => {
   const child = spawn(process.execPath, [BIN, ...(options.args ?? []), "acp"], {
     cwd: workspace,
@@ -31,9 +36,12 @@ export const agent = async (
     new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
   )
-  await acp.client({ name: "turnlog-tests" })
+  const client = acp.client({ name: "turnlog-tests" })
     .onNotification("session/update", ({ params }) => void updates.push(params.update))
-    .connectWith(stream, drive)
+  const permission = options.permission
+  await (permission === undefined
+    ? client
+    : client.onRequest("session/request_permission", async ({ params }) => permission(params))).connectWith(stream, drive)
   await writer.close()
   return { code: await exited, updates, stderr }
 }

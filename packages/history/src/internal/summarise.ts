@@ -65,6 +65,9 @@ const transcriptOf = (messages: ReadonlyArray<Message>, limitChars: number): Arr
           break
         case "reasoning":
           break
+        case "image":
+          out.push(`[${message.source.kind === "user" ? "user" : "note"} gave an image (${block.mimeType})]`)
+          break
         case "tool-call":
           names.set(block.id, block.name)
           out.push(`[assistant calls ${block.name}]\n${block.arguments}`)

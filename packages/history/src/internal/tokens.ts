@@ -10,6 +10,8 @@ import { type Message, SessionLog, type Usage } from "@turnlog/protocol"
 export const CHARS_PER_TOKEN = 4
 /** What a message costs beyond its content (role, framing). */
 const MESSAGE_OVERHEAD_CHARS = 16
+/** What an image costs, whatever its size: providers scale a large one down to about this many tokens. */
+export const IMAGE_TOKENS = 1600
 
 export const tokensOfChars = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN)
 
@@ -27,6 +29,9 @@ export const messageChars = (message: Message, toolResultLimitChars: number = In
         break
       case "tool-result":
         chars += Math.min(block.content.length, toolResultLimitChars)
+        break
+      case "image":
+        chars += IMAGE_TOKENS * CHARS_PER_TOKEN
         break
     }
   }
