@@ -22,6 +22,7 @@ import { requireDirectory } from "./internal/Cwd.js"
 import * as Advertise from "./internal/Advertise.js"
 import * as Attach from "./internal/Attach.js"
 import * as Descriptors from "./internal/Descriptors.js"
+import * as ForkDelete from "./internal/ForkDelete.js"
 import * as Lifetime from "./internal/Lifetime.js"
 import * as Open from "./internal/Open.js"
 import * as PromptTurn from "./internal/PromptTurn.js"
@@ -149,6 +150,28 @@ export const make = (options: Options) =>
         return value
       }
 
+      /** Lets go of a session open on this connection; a prompt in flight ends as cancelled (and is answered) first. */
+      const closeSession = async (id: string) => {
+        if (!sessions.has(id)) throw Errors.unknownSession(id)
+        await runPromise(loop.cancel(SessionId.make(id)))
+        await inFlight.get(id)
+        await lifetime.closed(id)
+        sessions.delete(id)
+        titled.delete(id)
+        callIds.forget(id)
+        await mcpServers.close(id)
+        await run(
+          bridge.detach(id).pipe(
+            Effect.zipRight(loop.release(SessionId.make(id))),
+            Effect.mapError(Errors.fromAgentError),
+          ),
+        )
+      }
+      const lifecycle = ForkDelete.make({
+        store, run, sessions, inFlight, close: closeSession,
+        open: (client, params) => open(client, params, false),
+      })
+
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
@@ -220,23 +243,15 @@ export const make = (options: Options) =>
           return page.right
         })
         .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-          const id = params.sessionId
-          if (!sessions.has(id)) throw Errors.unknownSession(id)
-          // A prompt in flight ends as cancelled (and is answered) before the session is let go.
-          await runPromise(loop.cancel(SessionId.make(id)))
-          await inFlight.get(id)
-          await lifetime.closed(id)
-          sessions.delete(id)
-          titled.delete(id)
-          callIds.forget(id)
-          await mcpServers.close(id)
-          await run(
-            bridge.detach(id).pipe(
-              Effect.zipRight(loop.release(SessionId.make(id))),
-              Effect.mapError(Errors.fromAgentError),
-            ),
-          )
+          await closeSession(params.sessionId)
           return {}
+        })
+        .onRequest(acp.methods.agent.session.delete, async ({ params }) => lifecycle.remove(params.sessionId))
+        // Unstable in the protocol (`sessionCapabilities.fork`): the session copied up to its last ended turn.
+        .onRequest(ForkDelete.FORK, ForkDelete.parseFork, async ({ client, params }) => {
+          const forked = await lifecycle.fork(client, params)
+          advertise(client, forked.id)
+          return { sessionId: forked.id, modes: Modes.state(forked.mode), ...configOptions(forked.id) }
         })
         .onRequest(acp.methods.agent.session.prompt, async ({ client, params, signal }) => {
           const id = params.sessionId

@@ -53,7 +53,7 @@ const root = Command.make("turnlog", globals, (flags) =>
           (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
-    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
+    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)" }))
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -203,6 +203,22 @@ const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, 
     Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
   )
 
+const forkCommand = Command.make("fork", {
+  id: Args.text({ name: "id" }),
+  at: Options.text("at").pipe(
+    Options.withPseudoName("turn"),
+    Options.withDescription("the turn the fork ends with (default: the session's last ended turn)"),
+    Options.optional,
+  ),
+}, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(
+      load(() => import("./commands/Fork.js")),
+      (m) => m.fork(s, { id: options.id, at: Option.getOrUndefined(options.at) }),
+    ))).pipe(
+    Command.withDescription("copy a session up to a turn into a new session (printed on stdout) that records where it came from"),
+  )
+
 const pruneCommand = Command.make("prune", {
   olderThan: Options.text("older-than").pipe(
     Options.withPseudoName("age"),
@@ -235,6 +251,7 @@ export const command = root.pipe(
     exportCommand,
     importCommand,
     deleteCommand,
+    forkCommand,
     pruneCommand,
     viewCommand,
   ]),

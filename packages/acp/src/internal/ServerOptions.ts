@@ -28,13 +28,22 @@ export interface Options {
   readonly idleRelease?: Duration.DurationInput
 }
 
+// `fork` is unstable in the protocol: the SDK's stable types do not name it.
+const sessionCapabilities: acp.SessionCapabilities & { readonly fork: Record<string, never> } = {
+  list: {},
+  close: {},
+  resume: {},
+  delete: {},
+  fork: {},
+}
+
 export const initializeResponse = (version: string): acp.InitializeResponse => ({
   protocolVersion: PROTOCOL_VERSION,
   agentInfo: { name: "turnlog", version },
   agentCapabilities: {
     loadSession: true,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    sessionCapabilities: { list: {}, close: {}, resume: {} },
+        sessionCapabilities,
     mcpCapabilities: { http: true, sse: true },
   },
   authMethods: [],
