@@ -12,6 +12,7 @@ import type { SessionStore } from "@turnlog/store"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
 import type { SessionMcp } from "../SessionMcp.js"
+import * as Plan from "../Plan.js"
 import * as Updates from "../Updates.js"
 import type { attacher } from "./Attach.js"
 import { requireAbsolute } from "./Cwd.js"
@@ -64,6 +65,8 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
     const history = Updates.fromHistory(loaded.events, view, deps.callIds.session(id).shown)
     if (replay) {
       for (const update of history) await client.notify("session/update", { sessionId: id, update })
+      const plan = Plan.latest(loaded.events)
+      if (plan !== undefined) await client.notify("session/update", { sessionId: id, update: plan })
     }
     await deps.run(deps.sendTitle(client, id, loaded.header.title ?? Updates.historyTitle(loaded.events)))
     deps.sessions.set(id, view)
