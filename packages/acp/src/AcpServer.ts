@@ -84,7 +84,7 @@ export const make = (options: Options) =>
       readonly cancelAll: () => Promise<void>
     } => {
       const sessions = new Map<string, Updates.View>()
-      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log })
+      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log, configured: options.mcpServers ?? [] })
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()

@@ -76,7 +76,11 @@ export interface Service {
    * `compact`, ACP's `/compact`): the summary request and `context/compaction`
    * are written between turns. Refused while a turn runs.
    */
-  readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
+  readonly compact: (
+    id: SessionId,
+    /** `focus`: what the summary is asked to keep in view. */
+    options?: { readonly focus?: string },
+  ) => Effect.Effect<Compacted, AgentError | CompactionFailed>
   /**
    * Sets the session's mode (how much its tools may do without asking): a
    * `session/mode` event, flushed, read by the next tool call and request.
@@ -247,7 +251,7 @@ export const make = (config: Config) =>
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
 
-    const compact: Service["compact"] = (id) =>
+    const compact: Service["compact"] = (id, options) =>
       Effect.flatMap(begin(id), ({ session, turn }) => {
         const writer = Journal.writer(store, session.journal)
         return Effect.gen(function*() {
@@ -269,7 +273,7 @@ export const make = (config: Config) =>
               message: `${provider}/${model} declares no context window, so its sessions are not compacted`,
             })
           }
-          const done = yield* Compact.run(deps, budget.right, 0)
+          const done = yield* Compact.run(deps, budget.right, 0, options?.focus)
           if (Either.isLeft(done)) return yield* new CompactionFailed({ message: done.left.message })
           return done.right
         }).pipe(
@@ -325,7 +329,7 @@ export const make = (config: Config) =>
       createSession: (options) => Effect.mapError(createSession(options), oneSentence),
       load: (id, options) => Effect.mapError(load(id, options), oneSentence),
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
-      compact: (id) => Effect.mapError(compact(id), oneSentence),
+      compact: (id, options) => Effect.mapError(compact(id, options), oneSentence),
       setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
       contextUsage,
       cancel,

@@ -157,6 +157,11 @@ const compactCommand = Command.make("compact", {
     Options.optional,
   ),
   continue: Options.boolean("continue").pipe(Options.withDescription("compact the latest session in this directory")),
+  focus: Options.text("focus").pipe(
+    Options.withPseudoName("text"),
+    Options.withDescription("what the summary should keep in view"),
+    Options.optional,
+  ),
 }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Compact.js")), (m) => m.compact(s, options)))).pipe(
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),

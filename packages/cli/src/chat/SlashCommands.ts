@@ -28,7 +28,7 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
       models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
   },
   { name: "resume", description: "switch to another session of this directory" },
-  { name: "compact", description: "summarise the session's older history now" },
+  { name: "compact", description: "summarise the session's older history now (/compact <focus>: what to keep in view)" },
   { name: "sessions", description: "list the stored sessions" },
   { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
   { name: "quit", description: "leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)" },
@@ -120,7 +120,7 @@ export const make = (deps: Deps) => {
           return "stay" as const
         })
       case "compact":
-        return deps.loop.compact(state.id).pipe(
+        return deps.loop.compact(state.id, argument === "" ? {} : { focus: argument }).pipe(
           Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
           Effect.map((done) => {
             view.note(outcome(state.id, done))
