@@ -33,6 +33,7 @@ import * as Titles from "./internal/Titles.js"
 import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
+import * as ReasoningOption from "./ReasoningOption.js"
 import * as Modes from "./Modes.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
@@ -56,11 +57,20 @@ export const make = (options: Options) =>
     const models = options.models ?? []
     // A session's model when it is not the default, by session id.
     const chosenModel = new Map<string, string>()
+    // A session's reasoning effort as its log leaves it, when it is not `off`.
+    const chosenReasoning = new Map<string, SessionLog.ReasoningEffort>()
+    const routeOf = (id: string): string | undefined => chosenModel.get(id) ?? models[0]
     const configOptions = (id: string) => {
-      const current = chosenModel.get(id) ?? models[0]!
-      return models.length === 0
-        ? {}
-        : { configOptions: ModelOption.options(models, current), models: ModelOption.modelState(models, current) }
+      const current = routeOf(id)
+      const offered = [
+        ...(current === undefined ? [] : ModelOption.options(models, current)),
+        // The effort is offered while the session's model reasons.
+        ...(current !== undefined && loop.reasons(current) ? [ReasoningOption.option(chosenReasoning.get(id) ?? "off")] : []),
+      ]
+      return {
+        ...(offered.length === 0 ? {} : { configOptions: offered }),
+        ...(current === undefined ? {} : { models: ModelOption.modelState(models, current) }),
+      }
     }
     const mcp = yield* Effect.serviceOption(McpServers.McpServers)
     const runtime = yield* Effect.runtime<never>()
@@ -117,6 +127,11 @@ export const make = (options: Options) =>
         sendTitle,
         sessions,
         inFlight,
+        restore: (id, events) => {
+          const effort = SessionLog.reasoningOf(events)
+          if (effort === "off") chosenReasoning.delete(id)
+          else chosenReasoning.set(id, effort)
+        },
         forget: (id) => {
           // Opened again, the session talks to the default model.
           chosenModel.delete(id)
@@ -172,6 +187,26 @@ export const make = (options: Options) =>
         open: (client, params) => open(client, params, false),
       })
 
+      /** Logs the session's reasoning effort between turns (offered while its model reasons). */
+      const setReasoning = async (client: acp.AgentContext, id: string, value: unknown) => {
+        if (!sessions.has(id)) throw Errors.unknownSession(id)
+        const route = routeOf(id)
+        if (route === undefined || !loop.reasons(route)) {
+          throw Errors.invalidParams(`the session's model${route === undefined ? "" : ` ${route}`} does not reason: it takes no reasoning effort`)
+        }
+        const effort = ReasoningOption.parse(value)
+        if (effort === undefined) {
+          throw Errors.invalidParams(`reasoning effort ${JSON.stringify(value)} is not one offered (${SessionLog.REASONING_EFFORTS.join(", ")})`)
+        }
+        if (inFlight.has(id)) throw Errors.busy(id)
+        await lifetime.using(id, async () => {
+          await lifetime.ensureOpen(client, id)
+          await run(loop.setReasoning(SessionId.make(id), effort).pipe(Effect.mapError(Errors.fromAgentError)))
+        })
+        if (effort === "off") chosenReasoning.delete(id)
+        else chosenReasoning.set(id, effort)
+      }
+
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
@@ -191,6 +226,7 @@ export const make = (options: Options) =>
             lifetime.opened(id, params.mcpServers, params.cwd)
           })
           chosenModel.delete(id)
+          chosenReasoning.delete(id)
           advertise(client, id)
           return { sessionId: id, modes: Modes.state(SessionLog.DEFAULT_MODE), ...configOptions(id) }
         }))
@@ -202,13 +238,17 @@ export const make = (options: Options) =>
           const mode = await open(client, params, false)
           return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
-        .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+        .onRequest(acp.methods.agent.session.setConfigOption, async ({ client, params }) => {
+          if (params.configId === ReasoningOption.ID) {
+            await setReasoning(client, params.sessionId, params.value)
+            return { configOptions: configOptions(params.sessionId).configOptions ?? [] }
+          }
           if (params.configId !== ModelOption.ID || models.length === 0) {
             if (!sessions.has(params.sessionId)) throw Errors.unknownSession(params.sessionId)
             throw Errors.invalidParams(`unknown config option "${params.configId}"`)
           }
-          const value = await switchModel(params.sessionId, params.value)
-          return { configOptions: ModelOption.options(models, value) }
+          await switchModel(params.sessionId, params.value)
+          return { configOptions: configOptions(params.sessionId).configOptions ?? [] }
         })
         // The older way some clients still choose a model (`models` in the session answers).
         .onRequest(ModelOption.SET_MODEL, ModelOption.parseSetModel, async ({ params }) => {

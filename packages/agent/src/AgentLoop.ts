@@ -88,6 +88,10 @@ export interface Service {
    * already has writes nothing.
    */
   readonly setMode: (id: SessionId, mode: SessionLog.Mode) => Effect.Effect<void, AgentError>
+  /** Logs the session's reasoning effort (`session/reasoning`) between turns, when it changes. */
+  readonly setReasoning: (id: SessionId, effort: SessionLog.ReasoningEffort) => Effect.Effect<void, AgentError>
+  /** Whether the model of a route (`<provider>/<model>`) reasons (takes a reasoning effort). */
+  readonly reasons: (route: string) => boolean
   /**
    * How full the session's context is after its latest answer, against the
    * window of the model it talks to, and what its answers cost where their
@@ -295,6 +299,24 @@ export const make = (config: Config) =>
         )
       })
 
+    const setReasoning: Service["setReasoning"] = (id, effort) =>
+      Effect.flatMap(begin(id), ({ session, turn }) => {
+        const writer = Journal.writer(store, session.journal)
+        return Journal.history(session.journal).pipe(
+          Effect.flatMap((events) =>
+            SessionLog.reasoningOf(events) === effort
+              ? Effect.void
+              : Effect.zipRight(writer.log([{ type: "session/reasoning", data: { effort } }]), writer.flush)
+          ),
+          Effect.ensuring(finished(id, turn)),
+        )
+      })
+
+    const reasons: Service["reasons"] = (route) => {
+      const slash = route.indexOf("/")
+      return slash > 0 && adapter.modelInfo?.(route.slice(0, slash), route.slice(slash + 1))?.reasoning === true
+    }
+
     const contextUsage: Service["contextUsage"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
         const held = HashMap.get(t.sessions, id)
@@ -331,6 +353,8 @@ export const make = (config: Config) =>
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
       compact: (id, options) => Effect.mapError(compact(id, options), oneSentence),
       setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
+      setReasoning: (id, effort) => Effect.mapError(setReasoning(id, effort), oneSentence),
+      reasons,
       contextUsage,
       cancel,
       release: (id) => Effect.mapError(release(id), oneSentence),

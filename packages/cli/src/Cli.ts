@@ -85,6 +85,10 @@ const runCommand = Command.make("run", {
     Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
     Options.optional,
   ),
+  reasoning: Options.choice("reasoning", ["off", "low", "medium", "high"]).pipe(
+    Options.withDescription("how hard a model that reasons thinks, kept in the session's log: off, low, medium, high"),
+    Options.optional,
+  ),
   json: Options.boolean("json").pipe(Options.withDescription("one JSON object per line on stdout for each event of the turn")),
   // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
   prompt: Args.text({ name: "prompt" }).pipe(

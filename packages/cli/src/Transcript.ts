@@ -132,6 +132,7 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
       case "replay/degrade":
       case "permission/rule":
       case "session/mode":
+      case "session/reasoning":
         break
       case "assistant/chunk":
       case "assistant/chunks":

@@ -189,6 +189,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
         : {
           contextWindow: route.right.model.contextWindow,
           maxTokens: route.right.model.maxTokens,
+          ...(route.right.model.reasoning ? { reasoning: true } : {}),
           ...withPrices(prices(route.right.model.cost)),
         }
     }

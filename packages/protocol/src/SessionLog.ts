@@ -101,6 +101,22 @@ export const forkedFromOf = (
   return from
 }
 
+/**
+ * How hard a model that reasons is asked to think: `off` asks nothing (the
+ * provider's default, no reasoning requested), the others are sent as the
+ * request's reasoning effort.
+ */
+export const ReasoningEffort = Schema.Literal("off", "low", "medium", "high")
+export type ReasoningEffort = typeof ReasoningEffort.Type
+export const REASONING_EFFORTS: ReadonlyArray<ReasoningEffort> = ReasoningEffort.literals
+
+/** The session's reasoning effort as its log leaves it: the latest `session/reasoning`, else `off`. */
+export const reasoningOf = (events: Iterable<SessionEvent>): ReasoningEffort => {
+  let effort: ReasoningEffort = "off"
+  for (const event of events) if (event.type === "session/reasoning") effort = event.data.effort
+  return effort
+}
+
 /** The payload of each event type, keyed by type. */
 export const EventData = {
   "turn/start": Schema.Struct({}),
@@ -143,6 +159,8 @@ export const EventData = {
   }),
   /** The session's mode from here on (see `Mode`); written between turns. */
   "session/mode": Schema.Struct({ mode: Mode }),
+  /** The reasoning effort the session's requests ask for from here on (see `ReasoningEffort`); written between turns. */
+  "session/reasoning": Schema.Struct({ effort: ReasoningEffort }),
   /**
    * This session is a fork: the events before this one are a copy of session
    * `forkedFrom.session`'s log up to the start of the turn after its turn
@@ -199,6 +217,7 @@ export const TurnEnd = eventOf("turn/end")
 export const PermissionRule = eventOf("permission/rule")
 export const SessionMode = eventOf("session/mode")
 export const SessionFork = eventOf("session/fork")
+export const SessionReasoning = eventOf("session/reasoning")
 export const ContextCompaction = eventOf("context/compaction")
 export const ReplayDegrade = eventOf("replay/degrade")
 
@@ -215,6 +234,7 @@ export const SessionEvent = Schema.Union(
   PermissionRule,
   SessionMode,
   SessionFork,
+  SessionReasoning,
   ContextCompaction,
   ReplayDegrade,
 )

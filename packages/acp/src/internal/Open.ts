@@ -39,6 +39,8 @@ export interface Deps {
   readonly noteMcp: (servers: ReadonlyArray<acp.McpServer>) => void
   /** The session's commands, told before the answer. */
   readonly announce: (client: acp.AgentContext, id: string) => Promise<void>
+  /** What the connection keeps of the session's settings, taken from its log (its reasoning effort). */
+  readonly restore?: (id: string, events: ReadonlyArray<SessionLog.SessionEvent>) => void
 }
 
 export type Params = { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> }
@@ -73,6 +75,7 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
     await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
     await deps.announce(client, id)
     deps.lifetime.opened(id, params.mcpServers ?? [], params.cwd)
+    deps.restore?.(id, loaded.events)
     return SessionLog.modeOf(loaded.events)
   })
 }
