@@ -22,6 +22,7 @@ import { requireDirectory } from "./internal/Cwd.js"
 import * as Advertise from "./internal/Advertise.js"
 import * as Attach from "./internal/Attach.js"
 import * as Descriptors from "./internal/Descriptors.js"
+import * as ForkDelete from "./internal/ForkDelete.js"
 import * as Lifetime from "./internal/Lifetime.js"
 import * as Open from "./internal/Open.js"
 import * as PromptTurn from "./internal/PromptTurn.js"
@@ -33,6 +34,7 @@ import * as Titles from "./internal/Titles.js"
 import { initializeResponse, type Options } from "./internal/ServerOptions.js"
 import { trackWrites } from "./internal/WriteTracker.js"
 import * as ModelOption from "./ModelOption.js"
+import * as ReasoningOption from "./ReasoningOption.js"
 import * as Modes from "./Modes.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionMcp from "./SessionMcp.js"
@@ -56,11 +58,20 @@ export const make = (options: Options) =>
     const models = options.models ?? []
     // A session's model when it is not the default, by session id.
     const chosenModel = new Map<string, string>()
+    // A session's reasoning effort as its log leaves it, when it is not `off`.
+    const chosenReasoning = new Map<string, SessionLog.ReasoningEffort>()
+    const routeOf = (id: string): string | undefined => chosenModel.get(id) ?? models[0]
     const configOptions = (id: string) => {
-      const current = chosenModel.get(id) ?? models[0]!
-      return models.length === 0
-        ? {}
-        : { configOptions: ModelOption.options(models, current), models: ModelOption.modelState(models, current) }
+      const current = routeOf(id)
+      const offered = [
+        ...(current === undefined ? [] : ModelOption.options(models, current)),
+        // The effort is offered while the session's model reasons.
+        ...(current !== undefined && loop.reasons(current) ? [ReasoningOption.option(chosenReasoning.get(id) ?? "off")] : []),
+      ]
+      return {
+        ...(offered.length === 0 ? {} : { configOptions: offered }),
+        ...(current === undefined ? {} : { models: ModelOption.modelState(models, current) }),
+      }
     }
     const mcp = yield* Effect.serviceOption(McpServers.McpServers)
     const runtime = yield* Effect.runtime<never>()
@@ -84,7 +95,7 @@ export const make = (options: Options) =>
       readonly cancelAll: () => Promise<void>
     } => {
       const sessions = new Map<string, Updates.View>()
-      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log })
+      const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log, configured: options.mcpServers ?? [] })
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
       const cancelling = new Map<string, Promise<unknown>>()
@@ -117,6 +128,11 @@ export const make = (options: Options) =>
         sendTitle,
         sessions,
         inFlight,
+        restore: (id, events) => {
+          const effort = SessionLog.reasoningOf(events)
+          if (effort === "off") chosenReasoning.delete(id)
+          else chosenReasoning.set(id, effort)
+        },
         forget: (id) => {
           // Opened again, the session talks to the default model.
           chosenModel.delete(id)
@@ -150,6 +166,48 @@ export const make = (options: Options) =>
         return value
       }
 
+      /** Lets go of a session open on this connection; a prompt in flight ends as cancelled (and is answered) first. */
+      const closeSession = async (id: string) => {
+        if (!sessions.has(id)) throw Errors.unknownSession(id)
+        await runPromise(loop.cancel(SessionId.make(id)))
+        await inFlight.get(id)
+        await lifetime.closed(id)
+        sessions.delete(id)
+        titled.delete(id)
+        callIds.forget(id)
+        await mcpServers.close(id)
+        await run(
+          bridge.detach(id).pipe(
+            Effect.zipRight(loop.release(SessionId.make(id))),
+            Effect.mapError(Errors.fromAgentError),
+          ),
+        )
+      }
+      const lifecycle = ForkDelete.make({
+        store, run, sessions, inFlight, close: closeSession,
+        open: (client, params) => open(client, params, false),
+      })
+
+      /** Logs the session's reasoning effort between turns (offered while its model reasons). */
+      const setReasoning = async (client: acp.AgentContext, id: string, value: unknown) => {
+        if (!sessions.has(id)) throw Errors.unknownSession(id)
+        const route = routeOf(id)
+        if (route === undefined || !loop.reasons(route)) {
+          throw Errors.invalidParams(`the session's model${route === undefined ? "" : ` ${route}`} does not reason: it takes no reasoning effort`)
+        }
+        const effort = ReasoningOption.parse(value)
+        if (effort === undefined) {
+          throw Errors.invalidParams(`reasoning effort ${JSON.stringify(value)} is not one offered (${SessionLog.REASONING_EFFORTS.join(", ")})`)
+        }
+        if (inFlight.has(id)) throw Errors.busy(id)
+        await lifetime.using(id, async () => {
+          await lifetime.ensureOpen(client, id)
+          await run(loop.setReasoning(SessionId.make(id), effort).pipe(Effect.mapError(Errors.fromAgentError)))
+        })
+        if (effort === "off") chosenReasoning.delete(id)
+        else chosenReasoning.set(id, effort)
+      }
+
       const agentApp = acp.agent({ name: "turnlog" })
         .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
         .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
@@ -170,6 +228,7 @@ export const make = (options: Options) =>
             lifetime.opened(id, params.mcpServers, params.cwd)
           })
           chosenModel.delete(id)
+          chosenReasoning.delete(id)
           advertise(client, id)
           return { sessionId: id, modes: Modes.state(SessionLog.DEFAULT_MODE), ...configOptions(id) }
         }))
@@ -181,13 +240,17 @@ export const make = (options: Options) =>
           const mode = await open(client, params, false)
           return { modes: Modes.state(mode), ...configOptions(params.sessionId) }
         })
-        .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+        .onRequest(acp.methods.agent.session.setConfigOption, async ({ client, params }) => {
+          if (params.configId === ReasoningOption.ID) {
+            await setReasoning(client, params.sessionId, params.value)
+            return { configOptions: configOptions(params.sessionId).configOptions ?? [] }
+          }
           if (params.configId !== ModelOption.ID || models.length === 0) {
             if (!sessions.has(params.sessionId)) throw Errors.unknownSession(params.sessionId)
             throw Errors.invalidParams(`unknown config option "${params.configId}"`)
           }
-          const value = await switchModel(params.sessionId, params.value)
-          return { configOptions: ModelOption.options(models, value) }
+          await switchModel(params.sessionId, params.value)
+          return { configOptions: configOptions(params.sessionId).configOptions ?? [] }
         })
         // The older way some clients still choose a model (`models` in the session answers).
         .onRequest(ModelOption.SET_MODEL, ModelOption.parseSetModel, async ({ params }) => {
@@ -222,23 +285,15 @@ export const make = (options: Options) =>
           return page.right
         })
         .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-          const id = params.sessionId
-          if (!sessions.has(id)) throw Errors.unknownSession(id)
-          // A prompt in flight ends as cancelled (and is answered) before the session is let go.
-          await runPromise(loop.cancel(SessionId.make(id)))
-          await inFlight.get(id)
-          await lifetime.closed(id)
-          sessions.delete(id)
-          titled.delete(id)
-          callIds.forget(id)
-          await mcpServers.close(id)
-          await run(
-            bridge.detach(id).pipe(
-              Effect.zipRight(loop.release(SessionId.make(id))),
-              Effect.mapError(Errors.fromAgentError),
-            ),
-          )
+          await closeSession(params.sessionId)
           return {}
+        })
+        .onRequest(acp.methods.agent.session.delete, async ({ params }) => lifecycle.remove(params.sessionId))
+        // Unstable in the protocol (`sessionCapabilities.fork`): the session copied up to its last ended turn.
+        .onRequest(ForkDelete.FORK, ForkDelete.parseFork, async ({ client, params }) => {
+          const forked = await lifecycle.fork(client, params)
+          advertise(client, forked.id)
+          return { sessionId: forked.id, modes: Modes.state(forked.mode), ...configOptions(forked.id) }
         })
         .onRequest(acp.methods.agent.session.prompt, async ({ client, params, signal }) => {
           const id = params.sessionId

@@ -17,6 +17,7 @@ export const available: acp.SessionUpdate = {
     {
       name: "compact",
       description: "Summarise this session's older history now, so later requests start from the summary",
+      input: { hint: "what the summary should focus on (optional)" },
     },
   ],
 }
@@ -25,9 +26,15 @@ export const available: acp.SessionUpdate = {
 export const isDoctor = (content: ReadonlyArray<TextBlock>): boolean =>
   content.length === 1 && content[0]!.text.trim() === "/doctor"
 
-/** A prompt that is exactly `/compact`. */
-export const isCompact = (content: ReadonlyArray<TextBlock>): boolean =>
-  content.length === 1 && content[0]!.text.trim() === "/compact"
+/**
+ * A prompt that is `/compact`, alone or followed by what the summary should
+ * focus on: the focus (`""` when none), else `undefined`.
+ */
+export const compactFocus = (content: ReadonlyArray<TextBlock>): string | undefined => {
+  if (content.length !== 1) return undefined
+  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(content[0]!.text.trim())
+  return match === null ? undefined : (match[1] ?? "").trim()
+}
 
 /** What `/compact` answers: what was done, or why nothing was. */
 export const compacted = (

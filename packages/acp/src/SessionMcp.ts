@@ -1,5 +1,6 @@
 /**
- * The MCP servers an editor gives `session/new` and `session/load`, for one
+ * The MCP servers an editor gives `session/new` and `session/load`, with the
+ * config file's (names de-duplicated, the editor's server winning), for one
  * connection: started before the session is made or opened (their tools join
  * it), owned by the session from then on, and stopped when it is loaded again
  * with other servers, when the connection ends, or when it is closed. A server
@@ -16,6 +17,17 @@ export interface Options {
   readonly service: Option.Option<McpServers.Service>
   readonly run: <A>(effect: Effect.Effect<A, acp.RequestError>) => Promise<A>
   readonly log: (line: string) => void
+  /** The config file's servers, started for every session beside the editor's (an editor's server of the same name wins). */
+  readonly configured?: ReadonlyArray<ServerConfig.Server>
+}
+
+/** The config's servers and the editor's as one list: names once, the editor's server where both name one. */
+export const merged = (
+  configured: ReadonlyArray<ServerConfig.Server>,
+  editor: ReadonlyArray<ServerConfig.Server>,
+): ReadonlyArray<ServerConfig.Server> => {
+  const named = new Set(editor.map((s) => s.name))
+  return [...configured.filter((s) => !named.has(s.name)), ...editor]
 }
 
 /** What `createSession`/`load` get: the servers' tools, or nothing when the service is absent. */
@@ -55,7 +67,8 @@ export const make = (options: Options) => {
       )
     }
     const scope = await options.run(Scope.make())
-    const started = await options.run(Scope.extend(service.start(decoded.right, { cwd }), scope))
+    const all = merged(options.configured ?? [], decoded.right)
+    const started = await options.run(Scope.extend(service.start(all, { cwd }), scope))
     return {
       use: async (f, sessionOf) => {
         let result

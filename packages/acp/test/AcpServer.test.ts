@@ -96,7 +96,7 @@ describe("initialize", () => {
       agentInfo: { name: "turnlog", version: "9.9.9" },
       agentCapabilities: {
         loadSession: true,
-        sessionCapabilities: { list: {}, close: {}, resume: {} },
+        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {}, fork: {} },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
       },

@@ -67,6 +67,8 @@ export const make = (
           release: () => Effect.succeed(undefined),
           contextUsage: () => Effect.succeed(undefined),
           setMode: (id, mode) => Ref.update(modes, (all) => [...all, { sessionId: id, mode }]),
+          setReasoning: () => Effect.void,
+          reasons: () => false,
           cancel: (id) => Effect.suspend(() => {
             const d = running.get(id)
             return d === undefined ? Effect.void : Deferred.succeed(d, undefined)

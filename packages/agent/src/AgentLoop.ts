@@ -76,7 +76,11 @@ export interface Service {
    * `compact`, ACP's `/compact`): the summary request and `context/compaction`
    * are written between turns. Refused while a turn runs.
    */
-  readonly compact: (id: SessionId) => Effect.Effect<Compacted, AgentError | CompactionFailed>
+  readonly compact: (
+    id: SessionId,
+    /** `focus`: what the summary is asked to keep in view. */
+    options?: { readonly focus?: string },
+  ) => Effect.Effect<Compacted, AgentError | CompactionFailed>
   /**
    * Sets the session's mode (how much its tools may do without asking): a
    * `session/mode` event, flushed, read by the next tool call and request.
@@ -84,6 +88,10 @@ export interface Service {
    * already has writes nothing.
    */
   readonly setMode: (id: SessionId, mode: SessionLog.Mode) => Effect.Effect<void, AgentError>
+  /** Logs the session's reasoning effort (`session/reasoning`) between turns, when it changes. */
+  readonly setReasoning: (id: SessionId, effort: SessionLog.ReasoningEffort) => Effect.Effect<void, AgentError>
+  /** Whether the model of a route (`<provider>/<model>`) reasons (takes a reasoning effort). */
+  readonly reasons: (route: string) => boolean
   /**
    * How full the session's context is after its latest answer, against the
    * window of the model it talks to, and what its answers cost where their
@@ -257,7 +265,7 @@ export const make = (config: Config) =>
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
 
-    const compact: Service["compact"] = (id) =>
+    const compact: Service["compact"] = (id, options) =>
       Effect.flatMap(begin(id), ({ session, turn }) => {
         const writer = Journal.writer(store, session.journal)
         return Effect.gen(function*() {
@@ -279,7 +287,7 @@ export const make = (config: Config) =>
               message: `${provider}/${model} declares no context window, so its sessions are not compacted`,
             })
           }
-          const done = yield* Compact.run(deps, budget.right, 0)
+          const done = yield* Compact.run(deps, budget.right, 0, options?.focus)
           if (Either.isLeft(done)) return yield* new CompactionFailed({ message: done.left.message })
           return done.right
         }).pipe(
@@ -300,6 +308,24 @@ export const make = (config: Config) =>
           Effect.ensuring(finished(id, turn)),
         )
       })
+
+    const setReasoning: Service["setReasoning"] = (id, effort) =>
+      Effect.flatMap(begin(id), ({ session, turn }) => {
+        const writer = Journal.writer(store, session.journal)
+        return Journal.history(session.journal).pipe(
+          Effect.flatMap((events) =>
+            SessionLog.reasoningOf(events) === effort
+              ? Effect.void
+              : Effect.zipRight(writer.log([{ type: "session/reasoning", data: { effort } }]), writer.flush)
+          ),
+          Effect.ensuring(finished(id, turn)),
+        )
+      })
+
+    const reasons: Service["reasons"] = (route) => {
+      const slash = route.indexOf("/")
+      return slash > 0 && adapter.modelInfo?.(route.slice(0, slash), route.slice(slash + 1))?.reasoning === true
+    }
 
     const contextUsage: Service["contextUsage"] = (id) =>
       Effect.flatMap(SynchronizedRef.get(table), (t) => {
@@ -335,8 +361,10 @@ export const make = (config: Config) =>
       createSession: (options) => Effect.mapError(createSession(options), oneSentence),
       load: (id, options) => Effect.mapError(load(id, options), oneSentence),
       prompt: (id, content) => Stream.mapError(prompt(id, content), oneSentence),
-      compact: (id) => Effect.mapError(compact(id), oneSentence),
+      compact: (id, options) => Effect.mapError(compact(id, options), oneSentence),
       setMode: (id, mode) => Effect.mapError(setMode(id, mode), oneSentence),
+      setReasoning: (id, effort) => Effect.mapError(setReasoning(id, effort), oneSentence),
+      reasons,
       contextUsage,
       cancel,
       release: (id) => Effect.mapError(release(id), oneSentence),

@@ -14,6 +14,7 @@ import * as Sandbox from "./Sandbox.js"
 import { describeNonFile as notAFile, writeInside } from "./internal/replace.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import * as PlanExit from "./PlanExit.js"
+import * as Todo from "./Todo.js"
 import * as Tools from "./Tools.js"
 
 export interface Options {
@@ -214,13 +215,14 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
 
 export { editFile } from "./EditFile.js"
 
-/** The five built-ins, in the order the model is told about them. */
+/** The built-ins, in the order the model is told about them. */
 export const tools = (options: Options = {}): ReadonlyArray<Tools.Tool> => [
   readFile(options),
   listFiles(options),
   editFile(options),
   writeFile(options),
   runCommandTool(options),
+  Todo.tool(),
   PlanExit.tool(),
 ]
 

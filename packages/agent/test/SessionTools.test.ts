@@ -31,7 +31,7 @@ describe("per-session tools", () => {
       const own = yield* h.loop.createSession({ cwd: h.cwd, tools: [shout] })
       const updates = yield* h.prompt("shout hi", own)
       expect(updates).toContainEqual({ type: "tool-result", callId: "call_1", name: "srv__shout", content: "HI", isError: false })
-      const builtins = ["read_file", "list_files", "edit_file", "write_file", "run_command"]
+      const builtins = ["read_file", "list_files", "edit_file", "write_file", "run_command", "todo"]
       expect(toolNames((yield* h.requests)[0]!)).toEqual([...builtins, "srv__shout"])
       expect(shapes(yield* h.events(own)).filter((e) => e.type.startsWith("tool/"))).toEqual([
         { type: "tool/call", data: { callId: "call_1", name: "srv__shout", arguments: args } },

@@ -107,7 +107,7 @@ describe("a tool round trip", () => {
         ["user", [{ type: "tool-result", toolCallId: "call_1", content: "wrote 8 bytes to hello.txt" }]],
       ])
       expect(second[2]!.source).toEqual({ kind: "tool", callId: "call_1" })
-      expect(requests[0]!.tools!.map((t) => t.name)).toEqual(["read_file", "list_files", "edit_file", "write_file", "run_command"])
+      expect(requests[0]!.tools!.map((t) => t.name)).toEqual(["read_file", "list_files", "edit_file", "write_file", "run_command", "todo"])
     }))
 
   it.scopedLive("a denied permission is an error result; the tool does not run and the turn goes on", () =>

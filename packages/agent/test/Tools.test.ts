@@ -40,6 +40,7 @@ describe("tool specs", () => {
       "edit_file",
       "write_file",
       "run_command",
+      "todo",
       "exit_plan_mode",
     ])
     expect(tools.specs[3]!.parameters).toEqual({

@@ -55,7 +55,7 @@ const root = Command.make("turnlog", globals, (flags) =>
           (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
-    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo (see turnlog --help)" }))
+    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)" }))
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -85,6 +85,10 @@ const runCommand = Command.make("run", {
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
   mode: Options.choice("mode", ["ask", "read-only", "auto-edit", "full-access"]).pipe(
     Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
+    Options.optional,
+  ),
+  reasoning: Options.choice("reasoning", ["off", "low", "medium", "high"]).pipe(
+    Options.withDescription("how hard a model that reasons thinks, kept in the session's log: off, low, medium, high"),
     Options.optional,
   ),
   json: Options.boolean("json").pipe(Options.withDescription("one JSON object per line on stdout for each event of the turn")),
@@ -163,6 +167,11 @@ const compactCommand = Command.make("compact", {
     Options.optional,
   ),
   continue: Options.boolean("continue").pipe(Options.withDescription("compact the latest session in this directory")),
+  focus: Options.text("focus").pipe(
+    Options.withPseudoName("text"),
+    Options.withDescription("what the summary should keep in view"),
+    Options.optional,
+  ),
 }, (options) =>
   Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Compact.js")), (m) => m.compact(s, options)))).pipe(
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
@@ -209,6 +218,22 @@ const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, 
     Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
   )
 
+const forkCommand = Command.make("fork", {
+  id: Args.text({ name: "id" }),
+  at: Options.text("at").pipe(
+    Options.withPseudoName("turn"),
+    Options.withDescription("the turn the fork ends with (default: the session's last ended turn)"),
+    Options.optional,
+  ),
+}, (options) =>
+  Effect.flatMap(settings, (s) =>
+    Effect.flatMap(
+      load(() => import("./commands/Fork.js")),
+      (m) => m.fork(s, { id: options.id, at: Option.getOrUndefined(options.at) }),
+    ))).pipe(
+    Command.withDescription("copy a session up to a turn into a new session (printed on stdout) that records where it came from"),
+  )
+
 const pruneCommand = Command.make("prune", {
   olderThan: Options.text("older-than").pipe(
     Options.withPseudoName("age"),
@@ -241,6 +266,7 @@ export const command = root.pipe(
     exportCommand,
     importCommand,
     deleteCommand,
+    forkCommand,
     pruneCommand,
     viewCommand,
   ]),

@@ -52,6 +52,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       { flags: "--allow-tools", text: "let tools write files and run commands without asking (piped, nothing can ask)" },
       { flags: "--mode <mode>", text: "ask (default), read-only, auto-edit or full-access; kept in the session's log" },
       { flags: "--json", text: "one JSON object per line on stdout for each event of the turn" },
+      { flags: "--reasoning <level>", text: "off, low, medium or high: how hard a model that reasons thinks; kept in the session's log" },
     ],
     examples: [
       'turnlog run "What does this project do?"',
@@ -111,11 +112,12 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   compact: {
     summary: "summarise a session's older history now, to shrink its requests",
-    usage: "compact (--session <id> | --continue)",
+    usage: "compact (--session <id> | --continue) [--focus <text>]",
     about: ["Prints the estimated size of the next request before and after."],
     options: [
       { flags: "--session <id>", text: `compact this session (${SESSION_ID})` },
       { flags: "--continue", text: "compact the latest session in this directory" },
+      { flags: "--focus <text>", text: "what the summary should keep in view" },
     ],
     examples: ["turnlog compact --continue", "turnlog compact --session 303adb34"],
   },
@@ -142,6 +144,13 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     about: [`<id> is ${SESSION_ID}; refused while a live process holds the session.`],
     options: [],
     examples: ["turnlog delete 303adb34"],
+  },
+  fork: {
+    summary: "copy a session up to a turn into a new session that records where it came from",
+    usage: "fork <id> [--at <turn>]",
+    about: [`<id> is ${SESSION_ID}. The new session's id is printed on stdout; the original is only read.`],
+    options: [{ flags: "--at <turn>", text: "the last turn copied (default: the last ended turn)" }],
+    examples: ["turnlog fork 303adb34", "turnlog run --session \"$(turnlog fork 303adb34 --at 2)\" \"Try another way\""],
   },
   prune: {
     summary: "delete the sessions last written longer ago than an age",
@@ -175,6 +184,7 @@ export const ORDER: ReadonlyArray<string> = [
   "export",
   "import",
   "delete",
+  "fork",
   "prune",
   "view",
   "demo",

@@ -64,6 +64,7 @@ export const summary = (name: string, content: string): string => {
       return `${plural(truncated ? lines.length - 1 : lines.length, "line", "lines")}${truncated ? " (truncated)" : ""}`
     }
     case "edit_file":
+    case "todo":
       return firstLine(content)
     default:
       return lines.length > 1 ? `${firstLine(content)} (${lines.length} lines)` : firstLine(content)
@@ -184,6 +185,8 @@ export class RunView {
         }
         this.say(`tool ${update.name} done: ${summary(update.name, update.content)}`)
         if (update.name === "edit_file") this.diff(update.content)
+        // The model's plan, as the checklist its result is.
+        if (update.name === "todo") for (const line of linesOf(update.content).slice(1)) this.options.err(`  ${visible(line)}\n`)
         // Once every call has its result, the model is asked again (a call
         // still to run may first ask a permission on this terminal).
         return this.pending.size === 0 ? this.wait() : undefined

@@ -35,6 +35,8 @@ export type Item =
     readonly route: string
     readonly between?: true
   }
+  /** A `session/fork`: the turns before it are session `session`'s, copied up to its turn `turn`. */
+  | { readonly role: "fork"; readonly session: string; readonly turn: number }
 
 export interface Turn {
   readonly items: ReadonlyArray<Item>
@@ -135,9 +137,14 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
         else between.push(item)
         break
       }
+      case "session/fork":
+        // Written once, between turns: shown at the start of the next turn, or after the last.
+        between.push({ role: "fork", session: event.data.forkedFrom.session, turn: event.data.forkedFrom.turn })
+        break
       case "replay/degrade":
       case "permission/rule":
       case "session/mode":
+      case "session/reasoning":
         break
       case "assistant/chunk":
       case "assistant/chunks":

@@ -58,6 +58,10 @@ const compactionLines = (item: Extract<Item, { role: "compaction" }>): Array<str
   indent(item.summary),
 ]
 
+/** Where a fork came from. */
+export const forkLine = (item: Extract<Item, { role: "fork" }>): string =>
+  `forked from session ${item.session} after its turn ${item.turn} (the turns before are its history)`
+
 /** The lines that open turn `n` (1-based), a blank line first. */
 export const turnOpening = (n: number, turn: Turn): Array<string> => [
   "",
@@ -84,6 +88,8 @@ export const itemLines = (item: Item, cwd = "/"): Array<string> => {
       return [`system prompt: ${systemLabel(item, cwd)}`]
     case "compaction":
       return compactionLines(item)
+    case "fork":
+      return [forkLine(item)]
     case "user":
       return ["user:", indent(item.text), ...(item.images ?? []).map(imageLine)]
     case "assistant": {
@@ -107,7 +113,7 @@ export const turnClosing = (n: number, turn: Turn, writer?: number): string => `
 
 /** What follows the last turn: compactions written after it, a blank line before each. */
 export const trailingLines = (items: ReadonlyArray<Item>): Array<string> =>
-  items.flatMap((item) => ["", ...(item.role === "compaction" ? compactionLines(item) : [])])
+  items.flatMap((item) => ["", ...itemLines(item)])
 
 export const tornTailLines = (torn: { readonly bytes: number; readonly line: number }): Array<string> => [
   "",

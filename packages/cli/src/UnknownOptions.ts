@@ -10,17 +10,18 @@
 
 /** Each command's options: `true` when the option takes a value. */
 export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true, "--json": false },
+  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true, "--reasoning": true, "--json": false },
   chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false },
   acp: {},
   sessions: { "--json": false },
   show: { "--json": false, "--follow": false, "--forever": false },
   doctor: { "--json": false, "--all": false },
   demo: {},
-  compact: { "--session": true, "--continue": false },
+  compact: { "--session": true, "--continue": false, "--focus": true },
   export: { "--html": false, "--output": true, "-o": true },
   import: {},
   delete: {},
+  fork: { "--at": true },
   prune: { "--older-than": true, "--dry-run": false },
   view: {},
   models: {},

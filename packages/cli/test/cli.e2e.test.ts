@@ -171,7 +171,7 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
     [["run", "--model", "claude", "hi"], 'turnlog: --model "claude" is not a model route: expected "<provider>/<model>"'],
     [["run", "--session", "x", "--continue", "hi"], "turnlog: --session and --continue cannot be used together"],
     [["teleport"], "turnlog: unknown command teleport\n"],
-    [[], "turnlog: choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, prune, view or demo"],
+    [[], "turnlog: choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo"],
   ])("turnlog %j", async (args, message) => {
     const result = await turnlog(args, { cwd, env })
     expect(result.code, result.stderr).toBe(2)

@@ -194,6 +194,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
           contextWindow: route.right.model.contextWindow,
           maxTokens: route.right.model.maxTokens,
           input: route.right.model.input,
+          ...(route.right.model.reasoning ? { reasoning: true } : {}),
           ...withPrices(prices(route.right.model.cost)),
         }
     }

@@ -45,6 +45,8 @@ export interface ModelInfo {
   readonly contextWindow: number
   /** The model's own output limit. */
   readonly maxTokens: number
+  /** The model reasons, and takes a reasoning effort. */
+  readonly reasoning?: boolean
   /** Prices in US dollars per million tokens, when the model entry has them. */
   readonly cost?: ModelPrices
   /** What a prompt may hold for this model; absent when not known (then an image is sent as it is). */

@@ -89,6 +89,34 @@ export const modeOf = (events: Iterable<SessionEvent>): Mode => {
   return mode
 }
 
+/**
+ * Where a forked session came from (its latest `session/fork` event: a fork of
+ * a fork carries its parent's too), or `undefined` for a session that is no fork.
+ */
+export const forkedFromOf = (
+  events: Iterable<SessionEvent>,
+): { readonly session: SessionId; readonly turn: number } | undefined => {
+  let from: { readonly session: SessionId; readonly turn: number } | undefined
+  for (const event of events) if (event.type === "session/fork") from = event.data.forkedFrom
+  return from
+}
+
+/**
+ * How hard a model that reasons is asked to think: `off` asks nothing (the
+ * provider's default, no reasoning requested), the others are sent as the
+ * request's reasoning effort.
+ */
+export const ReasoningEffort = Schema.Literal("off", "low", "medium", "high")
+export type ReasoningEffort = typeof ReasoningEffort.Type
+export const REASONING_EFFORTS: ReadonlyArray<ReasoningEffort> = ReasoningEffort.literals
+
+/** The session's reasoning effort as its log leaves it: the latest `session/reasoning`, else `off`. */
+export const reasoningOf = (events: Iterable<SessionEvent>): ReasoningEffort => {
+  let effort: ReasoningEffort = "off"
+  for (const event of events) if (event.type === "session/reasoning") effort = event.data.effort
+  return effort
+}
+
 /** The payload of each event type, keyed by type. */
 export const EventData = {
   "turn/start": Schema.Struct({}),
@@ -131,6 +159,17 @@ export const EventData = {
   }),
   /** The session's mode from here on (see `Mode`); written between turns. */
   "session/mode": Schema.Struct({ mode: Mode }),
+  /** The reasoning effort the session's requests ask for from here on (see `ReasoningEffort`); written between turns. */
+  "session/reasoning": Schema.Struct({ effort: ReasoningEffort }),
+  /**
+   * This session is a fork: the events before this one are a copy of session
+   * `forkedFrom.session`'s log up to the start of the turn after its turn
+   * `forkedFrom.turn` (1-based), seq and data unchanged. Written once, right
+   * after the copy, when the fork is created.
+   */
+  "session/fork": Schema.Struct({
+    forkedFrom: Schema.Struct({ session: SessionId, turn: Seq }),
+  }),
   /**
    * The history before `firstKeptSeq` summarised, written and flushed before
    * the request it makes room for. Nothing is deleted: the request history
@@ -177,6 +216,8 @@ export const ToolResult = eventOf("tool/result")
 export const TurnEnd = eventOf("turn/end")
 export const PermissionRule = eventOf("permission/rule")
 export const SessionMode = eventOf("session/mode")
+export const SessionFork = eventOf("session/fork")
+export const SessionReasoning = eventOf("session/reasoning")
 export const ContextCompaction = eventOf("context/compaction")
 export const ReplayDegrade = eventOf("replay/degrade")
 
@@ -192,6 +233,8 @@ export const SessionEvent = Schema.Union(
   TurnEnd,
   PermissionRule,
   SessionMode,
+  SessionFork,
+  SessionReasoning,
   ContextCompaction,
   ReplayDegrade,
 )

@@ -51,9 +51,23 @@ describe("SessionLog", () => {
       "turn/end",
       "permission/rule",
       "session/mode",
+      "session/reasoning",
+      "session/fork",
       "context/compaction",
       "replay/degrade",
     ])
+  })
+
+  it("round-trips the fork and reasoning events, refuses an effort it does not know, and reads them from the latest", () => {
+    const fork = `{"seq":4,"time":"t","type":"session/fork","data":{"forkedFrom":{"session":"s1","turn":2}}}`
+    const effort = (e: string, seq: number) => `{"seq":${seq},"time":"t","type":"session/reasoning","data":{"effort":"${e}"}}`
+    for (const line of [fork, effort("high", 5)]) expect(roundTrip(line)).toBe(line)
+    expect(Either.isLeft(decode(effort("extreme", 1)))).toBe(true)
+    expect(Either.isLeft(decode(`{"seq":4,"time":"t","type":"session/fork","data":{"forkedFrom":{"session":"s1","turn":0}}}`))).toBe(true)
+    expect(SessionLog.reasoningOf([])).toBe("off")
+    expect(SessionLog.reasoningOf([decodeOk(effort("high", 1)), decodeOk(effort("low", 2))])).toBe("low")
+    expect(SessionLog.forkedFromOf([decodeOk(fork)])).toEqual({ session: "s1", turn: 2 })
+    expect(SessionLog.forkedFromOf([])).toBeUndefined()
   })
 
   it("refuses a mode it does not know, and reads a session's mode from its latest session/mode event", () => {

@@ -12,6 +12,7 @@ import type { SessionStore } from "@turnlog/store"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
 import type { SessionMcp, SessionTools } from "../SessionMcp.js"
+import * as Plan from "../Plan.js"
 import * as Updates from "../Updates.js"
 import type { attacher } from "./Attach.js"
 import { requireAbsolute } from "./Cwd.js"
@@ -39,6 +40,8 @@ export interface Deps {
   readonly noteMcp: (servers: ReadonlyArray<acp.McpServer>) => void
   /** The session's commands, told before the answer. */
   readonly announce: (client: acp.AgentContext, id: string) => Promise<void>
+  /** What the connection keeps of the session's settings, taken from its log (its reasoning effort). */
+  readonly restore?: (id: string, events: ReadonlyArray<SessionLog.SessionEvent>) => void
 }
 
 export type Params = { readonly sessionId: string; readonly cwd: string; readonly mcpServers?: ReadonlyArray<acp.McpServer> }
@@ -66,12 +69,15 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
     const history = Updates.fromHistory(loaded.events, view, deps.callIds.session(id).shown)
     if (replay) {
       for (const update of history) await client.notify("session/update", { sessionId: id, update })
+      const plan = Plan.latest(loaded.events)
+      if (plan !== undefined) await client.notify("session/update", { sessionId: id, update: plan })
     }
     await deps.run(deps.sendTitle(client, id, loaded.header.title ?? Updates.historyTitle(loaded.events)))
     deps.sessions.set(id, view)
     await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
     await deps.announce(client, id)
     deps.lifetime.opened(id, params.mcpServers ?? [], params.cwd)
+    deps.restore?.(id, loaded.events)
     return SessionLog.modeOf(loaded.events)
   })
 }

@@ -12,6 +12,7 @@ import { type ImageBlock, SessionId, type TextBlock } from "@turnlog/protocol"
 import type { Service as CallIds } from "../CallIds.js"
 import * as Errors from "../Errors.js"
 import * as Modes from "../Modes.js"
+import * as Plan from "../Plan.js"
 import * as Updates from "../Updates.js"
 
 export interface Deps {
@@ -52,7 +53,15 @@ export const make = (deps: Deps) =>
         const left = update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError
           ? deps.notify(client, id, Modes.update(PlanExit.TARGET))
           : Effect.void
-        return Effect.as(Effect.zipRight(shown === undefined ? Effect.void : deps.notify(client, id, shown), left), next)
+        // A `todo` call's result: the editor is sent the model's plan.
+        const plan = update.type === "tool-result" ? Plan.ofResult(update.name, update.isError, calls.get(update.callId)) : undefined
+        return Effect.as(
+          Effect.zipRight(
+            shown === undefined ? Effect.void : deps.notify(client, id, shown),
+            Effect.zipRight(plan === undefined ? Effect.void : deps.notify(client, id, plan), left),
+          ),
+          next,
+        )
       }),
     )),
     Effect.tap(() => deps.saveRules(id)),

@@ -1,6 +1,7 @@
 /** What the ACP server is told when it is made, and what it says of itself in \`initialize\` (re-exported by \`AcpServer\`). */
 import type * as acp from "@agentclientprotocol/sdk"
 import type { Duration } from "effect"
+import type { ServerConfig } from "@turnlog/mcp"
 import type { SessionStore } from "@turnlog/store"
 
 export const PROTOCOL_VERSION = 1
@@ -26,6 +27,20 @@ export interface Options {
    * again, with whatever another process appended meanwhile. Default 120 s.
    */
   readonly idleRelease?: Duration.DurationInput
+  /**
+   * The config file's MCP servers: started for every session with the ones
+   * the editor names (an editor's server of the same name is used instead).
+   */
+  readonly mcpServers?: ReadonlyArray<ServerConfig.Server>
+}
+
+// `fork` is unstable in the protocol: the SDK's stable types do not name it.
+const sessionCapabilities: acp.SessionCapabilities & { readonly fork: Record<string, never> } = {
+  list: {},
+  close: {},
+  resume: {},
+  delete: {},
+  fork: {},
 }
 
 export const initializeResponse = (version: string): acp.InitializeResponse => ({
@@ -34,7 +49,7 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
   agentCapabilities: {
     loadSession: true,
     promptCapabilities: { image: true, audio: false, embeddedContext: true },
-    sessionCapabilities: { list: {}, close: {}, resume: {} },
+    sessionCapabilities,
     mcpCapabilities: { http: true, sse: true },
   },
   authMethods: [],

@@ -1,7 +1,8 @@
 /**
  * The slash commands a prompt may be (offered only when the server has a
  * doctor): `/doctor` reports the stored session's replay health, `/compact`
- * compacts it now. Each answers with one message and `end_turn`; any other
+ * compacts it now (`/compact <focus>`: the summary is asked to keep the focus
+ * in view). Each answers with one message and `end_turn`; any other
  * prompt is no command (`undefined`).
  */
 import type * as acp from "@agentclientprotocol/sdk"
@@ -36,10 +37,11 @@ async (
     await say(deps.doctor(await deps.run(deps.store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError)))))
     return { stopReason: "end_turn" }
   }
-  if (Commands.isCompact(content)) {
+  const focus = Commands.compactFocus(content)
+  if (focus !== undefined) {
     await ensureOpen()
     await say(
-      await deps.run(deps.loop.compact(SessionId.make(id)).pipe(
+      await deps.run(deps.loop.compact(SessionId.make(id), focus === "" ? {} : { focus }).pipe(
         Effect.map(Commands.compacted),
         Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
         Effect.mapError(Errors.fromAgentError),

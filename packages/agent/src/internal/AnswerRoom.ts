@@ -120,8 +120,9 @@ export const summaryRequest = (
   b: Budget,
   part: string,
   previousSummary: string | undefined,
+  focus?: string,
 ): LlmAdapter.LlmRequest => {
-  const asked = Compaction.summaryRequest(part, previousSummary, b.settings.reserveTokens)
+  const asked = Compaction.summaryRequest(part, previousSummary, b.settings.reserveTokens, focus)
   return {
     provider: deps.journal.route.provider,
     model: deps.journal.route.model,

@@ -83,6 +83,8 @@ export const run = (
   deps: TurnDeps,
   b: Budget,
   step: number,
+  /** What the user asked the summary to keep in view (`/compact <focus>`). */
+  focus?: string,
 ): Effect.Effect<Either.Either<Compacted, Failure>, StoreError.StoreError> =>
   Effect.gen(function*() {
     const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
@@ -96,7 +98,7 @@ export const run = (
     let summary = cut.previousSummary
     let attempt = 0
     for (const part of parts) {
-      const request = AnswerRoom.summaryRequest(deps, b, part, summary)
+      const request = AnswerRoom.summaryRequest(deps, b, part, summary, focus)
       yield* deps.writer.log([Events.summaryRequestStart(deps.journal.route, step, ++attempt)])
       yield* deps.writer.flush
       const streamed = yield* Attempt.run(deps, request, false)

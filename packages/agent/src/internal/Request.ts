@@ -5,7 +5,7 @@
 import { Chunk } from "effect"
 import { Compaction, History } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import type { SessionLog } from "@turnlog/protocol"
+import { SessionLog } from "@turnlog/protocol"
 import type { TurnDeps } from "./TurnContext.js"
 
 export const of = (
@@ -18,6 +18,7 @@ export const of = (
   const messages = History.fromEvents(events)
   let revision = 0
   for (const event of events) if (event.type === "replay/degrade") revision++
+  const effort = SessionLog.reasoningOf(events)
   return {
     provider: journal.route.provider,
     model: journal.route.model,
@@ -28,5 +29,6 @@ export const of = (
     ...(config.system !== undefined ? { system: config.system } : {}),
     ...(deps.tools.specs.length > 0 ? { tools: deps.tools.specs } : {}),
     ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+    ...(effort === "off" ? {} : { reasoning: effort }),
   }
 }

@@ -29,7 +29,7 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
       models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
   },
   { name: "resume", description: "switch to another session of this directory" },
-  { name: "compact", description: "summarise the session's older history now" },
+  { name: "compact", description: "summarise the session's older history now (/compact <focus>: what to keep in view)" },
   { name: "sessions", description: "list the stored sessions" },
   { name: "export", description: "write the session as one HTML page (as turnlog export --html)", argumentHint: "[<file.html>]" },
   { name: "doctor", description: "what this build makes of the session's log (as turnlog doctor)" },
@@ -146,7 +146,7 @@ export const make = (deps: Deps) => {
           return "stay" as const
         })
       case "compact":
-        return deps.loop.compact(state.id).pipe(
+        return deps.loop.compact(state.id, argument === "" ? {} : { focus: argument }).pipe(
           Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
           Effect.map((done) => {
             view.note(outcome(state.id, done))

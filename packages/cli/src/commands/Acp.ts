@@ -38,6 +38,8 @@ export const acp = (settings: Settings) =>
       doctor: (session) => Doctor.render(Doctor.diagnose(session)),
       models,
       idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
+      // Started for each session beside the editor's, as `run` starts them.
+      ...(settings.config.mcpServers === undefined ? {} : { mcpServers: settings.config.mcpServers }),
     })
     const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
     // Released after the server's own shutdown: until the prompts in flight are answered, a repeated signal waits.

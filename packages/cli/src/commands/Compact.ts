@@ -1,5 +1,5 @@
 /**
- * `turnlog compact [--session <id> | --continue]`: summarises a session's
+ * `turnlog compact [--session <id> | --continue] [--focus <text>]`: summarises a session's
  * older history now, with the session's model, as the loop does when a request
  * would not fit; prints the request estimates before and after on stdout.
  */
@@ -19,6 +19,8 @@ import { announce, noProvider } from "./Run.js"
 export interface CompactOptions {
   readonly session: Option.Option<string>
   readonly continue: boolean
+  /** What the summary should keep in view. */
+  readonly focus?: Option.Option<string>
 }
 
 /** What a compaction did, in one line (the interactive session's `/compact` says the same). */
@@ -56,7 +58,8 @@ export const compact = (settings: Settings, options: CompactOptions) =>
       const loaded = yield* loop.load(id, { keepModel: true })
       const last = AgentLoop.lastRoute(loaded.events)
       if (last === undefined || `${last.provider}/${last.model}` === choice.route) yield* announce(choice)
-      const done = yield* loop.compact(id).pipe(
+      const focus = Option.getOrUndefined(options.focus ?? Option.none())
+      const done = yield* loop.compact(id, focus === undefined ? {} : { focus }).pipe(
         Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
       )
       yield* out(`${outcome(id, done)}\n`)

@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly allowTools: boolean
   /** The session's mode from this run on (absent: the one its log has, `ask` for a new session). */
   readonly mode: Option.Option<SessionLog.Mode>
+  /** The session's reasoning effort from this run on (absent: the one its log has, `off` for a new session). */
+  readonly reasoning?: Option.Option<SessionLog.ReasoningEffort>
   /** One JSON object per line on stdout for each update, and nothing else there. */
   readonly json?: boolean
   readonly prompt: ReadonlyArray<string>
@@ -146,6 +148,7 @@ export const run = (settings: Settings, options: RunOptions) =>
       const { id, route } = yield* openSession(options, choice, tools)
       yield* note(`session ${id}`)
       if (Option.isSome(options.mode)) yield* loop.setMode(id, options.mode.value)
+      if (options.reasoning !== undefined && Option.isSome(options.reasoning)) yield* loop.setReasoning(id, options.reasoning.value)
       const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
       const slash = route.indexOf("/")
       // On a terminal the answer's markdown is drawn; piped, it stays the model's text.

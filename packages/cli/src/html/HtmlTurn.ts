@@ -8,7 +8,7 @@
  * `Markdown.markdown`; nothing from it is markup.
  */
 import type { Item, PromptImage, Turn } from "../Transcript.js"
-import { describeEnd, systemLabel } from "../TranscriptText.js"
+import { describeEnd, forkLine, systemLabel } from "../TranscriptText.js"
 import type { Facts } from "./Facts.js"
 import { escape, markdown } from "./Markdown.js"
 
@@ -111,6 +111,8 @@ export const itemHtml = (item: Item): string => {
     case "system-prompt":
       // Not conversation: which prompt the requests from here on were sent with.
       return `<div class="item system-prompt"><div class="who">system prompt</div><p><code>${escape(systemLabel(item, "/"))}</code></p></div>`
+    case "fork":
+      return `<div class="item mark fork"><div class="who">fork</div><p>${escape(forkLine(item))}</p></div>`
     case "compaction":
       return `<div class="item mark compaction"><div class="who">compaction${
         item.between === true ? " (between turns)" : ""

@@ -29,11 +29,19 @@ export interface SummaryRequest {
 
 const SUMMARY_REQUEST_ID = MessageId.make("compaction-request")
 
-/** One request of the summariser: `part` is a transcript from `summaryParts`. */
+/** What the user asks the summary to keep in view (`/compact <focus>`), added to the instructions. */
+export const focusInstruction = (focus: string): string =>
+  `\n\nThe user asks the summary to focus on: ${focus}`
+
+/**
+ * One request of the summariser: `part` is a transcript from `summaryParts`;
+ * `focus`, what the user asked the summary to keep in view.
+ */
 export const summaryRequest = (
   part: string,
   previousSummary: string | undefined,
   reserveTokens: number,
+  focus?: string,
 ): SummaryRequest => {
   const previous = previousSummary === undefined
     ? ""
@@ -45,7 +53,9 @@ export const summaryRequest = (
       role: "user",
       content: [{
         type: "text",
-        text: `${previous}The conversation to summarise:\n<conversation>\n${part}\n</conversation>\n\n${SUMMARY_INSTRUCTIONS}`,
+        text: `${previous}The conversation to summarise:\n<conversation>\n${part}\n</conversation>\n\n${SUMMARY_INSTRUCTIONS}${
+          focus === undefined || focus === "" ? "" : focusInstruction(focus)
+        }`,
       }],
       source: { kind: "system" },
     }],
