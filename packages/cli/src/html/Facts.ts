@@ -156,13 +156,6 @@ class Gathering {
   }
 }
 
-/**
- * Facts turn by turn, in the order the transcript ends its turns: a turn's
- * facts are done at its `turn/end`, or when the next turn starts without one
- * (as the transcript ends it), or at `finish`. Events between turns count
- * with the next turn, as the transcript shows compactions written between
- * turns with the next one.
- */
 /** A message of the history that replays natively under the adapter that wrote it, and why any other sends it neutral. */
 interface Written {
   readonly seq: number
@@ -172,6 +165,13 @@ interface Written {
   readonly elsewhere: Partial<Record<Kind, string>>
 }
 
+/**
+ * Facts turn by turn, in the order the transcript ends its turns: a turn's
+ * facts are done at its `turn/end`, or when the next turn starts without one
+ * (as the transcript ends it), or at `finish`. Events between turns count
+ * with the next turn, as the transcript shows compactions written between
+ * turns with the next one.
+ */
 export class TurnFacts {
   private current = new Gathering()
   private started = false
