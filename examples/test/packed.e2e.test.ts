@@ -1,5 +1,7 @@
-// The packages as an application gets them: every public package packed with
-// `npm pack`, the tarballs installed into a fresh app that already has effect,
+// The packages as an application gets them: every public package packed into
+// one folder by `npm run pack-all -- <dir>`, the tarballs installed into a
+// fresh app that already has effect the way the library guide says
+// (`npm install <dir>/*.tgz`: the siblings resolve to each other),
 // the examples type-checked by the app's own tsc (strict settings) against the
 // compiled declarations, and run with plain `node`. A packaging mistake (a
 // missing dist file, an export to a .ts source, a sibling range that does not
@@ -74,9 +76,9 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "turnlog-packed-"))
   const tarballs = join(work, "tarballs")
   mkdirSync(tarballs)
-  packed = JSON.parse(
-    await npm(["pack", "--json", "--pack-destination", tarballs, ...published.map((m) => `--workspace=${m.name}`)], root),
-  ) as Array<Packed>
+  const packing = await run(process.execPath, [join(root, "scripts", "packaging", "pack-all.mjs"), tarballs, "--json"], root)
+  if (packing.status !== 0) throw new Error(`pack-all failed:\n${packing.stderr}`)
+  packed = JSON.parse(packing.stdout) as Array<Packed>
 
   app = join(work, "app")
   mkdirSync(app)
@@ -87,25 +89,25 @@ beforeAll(async () => {
     type: "module",
     dependencies: { effect: "~3.22.4" } as Record<string, string>,
     devDependencies: { typescript: own.devDependencies["typescript"], "@types/node": own.devDependencies["@types/node"] },
-    overrides: {} as Record<string, string>,
   }
   // An app that already has effect…
   writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2))
   await npm(["install", "--ignore-scripts"], app)
-  // …installs every tarball; siblings resolve to the tarballs, never the registry.
-  for (const p of packed) {
-    const spec = `file:${join(tarballs, p.filename)}`
-    manifest.dependencies[p.name] = spec
-    manifest.overrides[p.name] = spec
+  // …installs every tarball of the folder at once (and the AI SDK's model interface, which ai-sdk.ts implements);
+  // the siblings' ranges are met by the tarballs, never the registry.
+  const aiSdk = JSON.parse(readFileSync(join(root, "packages", "llm-ai-sdk", "package.json"), "utf8")) as {
+    dependencies: Record<string, string>
   }
-  writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2))
-  await npm(["install", "--ignore-scripts"], app)
-  for (const file of ["assemble.ts", "reconstruct.ts", "turn.ts", "tsconfig.json"]) cpSync(join(examples, file), join(app, file))
+  const tgz = readdirSync(tarballs).filter((file) => file.endsWith(".tgz")).map((file) => join(tarballs, file))
+  await npm(["install", "--ignore-scripts", ...tgz, `@ai-sdk/provider@${aiSdk.dependencies["@ai-sdk/provider"]}`], app)
+  // The AI SDK's declarations import json-schema's types: an app that checks its libraries (skipLibCheck off) adds them.
+  await npm(["install", "--ignore-scripts", "--save-dev", "@types/json-schema@^7.0.15"], app)
+  for (const file of ["assemble.ts", "reconstruct.ts", "turn.ts", "ai-sdk.ts", "tsconfig.json"]) cpSync(join(examples, file), join(app, file))
 }, 600_000)
 
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true })
-})
+}, 300_000)
 
 const example = async (name: string): Promise<unknown> => {
   const result = await run(process.execPath, [join(app, "out", `${name}.js`)], app)
@@ -117,7 +119,8 @@ const example = async (name: string): Promise<unknown> => {
 describe("the packed packages", () => {
   it("are the published packages, each with dist, README and LICENSE and no tests, benches or tsconfig", () => {
     expect(packed.map((p) => p.name).sort()).toEqual(published.map((m) => m.name).sort())
-    expect(published.map((m) => m.name)).toContain("@turnlog/agent")
+    expect(published.map((m) => m.name)).toEqual(expect.arrayContaining(["@turnlog/agent", "@turnlog/llm-ai-sdk"]))
+    expect(readdirSync(join(work, "tarballs")).sort()).toEqual(packed.map((p) => p.filename).sort())
     for (const p of packed) {
       const paths = p.files.map((file) => file.path)
       expect(paths, p.name).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map"]))
@@ -135,7 +138,8 @@ describe("the packed packages", () => {
     const result = await run(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], app)
     expect(result.stdout + result.stderr).toBe("")
     expect(result.status).toBe(0)
-  })
+    // The whole app's declarations, libraries included, on a machine that may be busy: no time is asserted.
+  }, 600_000)
 
   it("leave an app that already had effect with exactly one copy", async () => {
     const copies = JSON.parse(await npm(["query", "#effect"], app)) as Array<{ readonly location: string; readonly version: string }>
@@ -182,6 +186,20 @@ describe("the packed packages", () => {
     })
   })
 
+  it("run a turn through createAgent with an AI SDK model and a custom tool, its result sent back as a tool message", async () => {
+    expect(await example("ai-sdk")).toEqual({
+      reply: { text: "It is sunny in Oslo.", reason: "completed", toolResults: [{ name: "weather", content: "Sunny in Oslo, 21 °C", isError: false }] },
+      secondPrompt: [
+        { role: "user", content: [{ type: "text", text: "Weather in Oslo?" }] },
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "weather", input: { city: "Oslo" } }] },
+        {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: "call_1", toolName: "weather", output: { type: "text", value: "Sunny in Oslo, 21 °C" } }],
+        },
+      ],
+    })
+  })
+
   // pi-ai declares Node >= 22.19 (its stream paths run on 20): under
   // engine-strict only an app that installs @turnlog/llm-pi-ai is refused.
   it("under engine-strict on Node 20, refuse only pi-ai, which only @turnlog/llm-pi-ai brings", async () => {
@@ -195,9 +213,8 @@ describe("the packed packages", () => {
       expect(refused.stderr).toContain("Not compatible with your version of node/npm: @earendil-works/pi-ai@")
       expect(refused.stderr).toContain(`Required: {"node":">=22.19.0"}`)
     }
-    const without = JSON.parse(full) as { dependencies: Record<string, string>; overrides: Record<string, string> }
+    const without = JSON.parse(full) as { dependencies: Record<string, string> }
     delete without.dependencies["@turnlog/llm-pi-ai"]
-    delete without.overrides["@turnlog/llm-pi-ai"]
     writeFileSync(manifestFile, JSON.stringify(without, null, 2))
     try {
       const accepted = await run("npm", strict, app)

@@ -1,7 +1,8 @@
 // The library guide's two programs with an AI SDK model, run against the
 // loopback's Anthropic wire: the Effect one (no Effect.scoped, no load) and
 // the Promise facade, each answering from the model, and a second prompt of
-// the facade sending the first answer's signature back (native replay).
+// the facade sending the first answer's signature back (native replay); and
+// the guide's typed provider config for an OpenAI-compatible server.
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,7 +11,7 @@ import { Effect, Layer, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Agent, AgentLoop, Builtins, Permissions } from "@turnlog/agent"
 import { ReplayDiagnostics } from "@turnlog/llm"
-import { AiSdkAdapter } from "@turnlog/llm-ai-sdk"
+import { AiSdkAdapter, type AiSdkProviders } from "@turnlog/llm-ai-sdk"
 import { Jsonl } from "@turnlog/store"
 import { Loopback } from "@turnlog/testkit"
 
@@ -56,6 +57,19 @@ describe("the library guide with an AI SDK model", () => {
     expect((await agent.prompt("Hi")).text).toBe("Hello.")
     expect((await agent.prompt("Again?")).text).toBe("Again.")
     expect(JSON.stringify(server.requests().at(-1)!.body)).toContain(signature)
+    await agent.close()
+  })
+
+  it("serves the route of a typed provider config (AiSdkProviders.Config, layerDecoded)", async () => {
+    server.enqueue({ blocks: [{ type: "text", text: "From the local server." }] })
+    const config: AiSdkProviders.Config = {
+      providers: {
+        local: { api: "openai-completions", baseUrl: server.baseUrl("openai-completions"), models: [{ id: "qwen3", contextWindow: 32_768 }] },
+      },
+    }
+    const agent = Agent.createAgent({ model: AiSdkAdapter.layerDecoded(config), route: "local/qwen3" })
+    expect((await agent.prompt("Hi")).text).toBe("From the local server.")
+    expect(server.requests().at(-1)!.path).toBe("/v1/chat/completions")
     await agent.close()
   })
 })

@@ -3,7 +3,8 @@
 // session continues on the same route. On every request the adapter in use
 // sends its own messages' signatures and none of the other kind's; each
 // message of the other kind is sent provider-neutral, with one
-// INVALID_REPLAY_STATE line on stderr for it.
+// INVALID_REPLAY_STATE line on stderr for it; doctor and the HTML page say
+// the same of the stored session.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -115,5 +116,18 @@ describe.each(APIS)("%s: a session moved pi-ai → ai-sdk → pi-ai", (api) => {
     // doctor judges each message by its own adapter's codec: all four replay natively under the adapter that wrote it.
     const doctor = await turnlog(["doctor"], { cwd, env })
     expect(doctor.stdout).toContain("4 replay natively, 0 degrade")
+    expect(doctor.stdout).toContain(
+      "  written by 2 adapters: pi-ai wrote 2 messages, ai-sdk 2; a request under one sends the others' messages provider-neutral (INVALID_REPLAY_STATE once per message)\n  ok\n",
+    )
+
+    // The page marks each degraded message in the turn of the move, as stderr reported it, and names each turn's adapter.
+    const [session] = sessionIds(home)
+    const page = (await turnlog(["export", session!, "--html"], { cwd, env })).stdout
+    const marks = [...page.matchAll(/<section class="[^"]*" id="turn-(\d)"|<div class="who">INVALID_REPLAY_STATE<\/div><p>(.*?)<\/p>/g)]
+      .map((m) => m[1] ?? m[2])
+    const moved = (id: string, from: string, to: string) =>
+      `Message <code>${id}</code> (loop/m), written by the ${from} adapter, is sent by the ${to} adapter from this turn on as provider-neutral content: replay state kind &quot;${from}&quot; is not &quot;${to}&quot;`
+    expect(marks).toEqual(["1", "2", moved(one!, "pi-ai", "ai-sdk"), "3", "4", moved(two!, "ai-sdk", "pi-ai"), moved(three!, "ai-sdk", "pi-ai")])
+    expect([...page.matchAll(/<div class="meta">[^<]*<time[^<]*<\/time>[^<]* · (adapters? [\w-]+(?:, [\w-]+)*)/g)].map((m) => m[1])).toEqual(["adapter pi-ai", "adapter ai-sdk", "adapter ai-sdk", "adapter pi-ai"])
   })
 })

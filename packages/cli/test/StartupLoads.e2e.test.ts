@@ -5,7 +5,7 @@
 // static import of the ACP or MCP SDK, PostgreSQL or SQLite shows up here as
 // hundreds of files. Counted by a preload in the real binary's process.
 import { execFile } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
@@ -21,8 +21,7 @@ afterAll(removeTempDirs)
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
 
 /** The command's output and the files its process loaded (each once, relative to the repository). */
-const loads = (args: ReadonlyArray<string>) => {
-  const dir = tempDir("loads")
+const loads = (args: ReadonlyArray<string>, dir = tempDir("loads")) => {
   const file = join(dir, "loaded.txt")
   return new Promise<{ stdout: string; stderr: string; files: Array<string> }>((resolve, reject) =>
     execFile(
@@ -49,6 +48,36 @@ const byPackage = (files: ReadonlyArray<string>): Record<string, number> => {
   return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]))
 }
 
+/** A home with one session whose answer the AI SDK adapter wrote. */
+const aiSdkHome = (): string => {
+  const dir = tempDir("loads")
+  mkdirSync(join(dir, "home", "sessions"), { recursive: true })
+  const id = "20260101T100000-0a1b2c3d"
+  const route = { provider: "loop", model: "m" }
+  const state = { response: { kind: "ai-sdk", version: 1, ...route, sdkProvider: "anthropic.messages" }, blocks: [{ type: "text" }] }
+  const lines = [
+    { type: "session", version: 2, id, createdAt: "2026-01-01T10:00:00.000Z", cwd: dir },
+    ...[
+      { type: "turn/start", data: {} },
+      { type: "user/message", data: { message: { id: "u1", role: "user", content: [{ type: "text", text: "Hi" }], source: { kind: "user" } } } },
+      { type: "request/start", data: route },
+      {
+        type: "assistant/message",
+        data: {
+          message: { id: "a1", role: "assistant", content: [{ type: "text", text: "Hello." }], source: { kind: "model", ...route, replayState: state } },
+          finish: { kind: "stop" },
+        },
+      },
+      { type: "turn/end", data: { reason: "completed" } },
+    ].map((e, i) => ({ seq: i + 1, time: `2026-01-01T10:00:0${i + 1}.000Z`, ...e })),
+  ]
+  writeFileSync(join(dir, "home", "sessions", `${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  return dir
+}
+
+/** Files of a provider library: the AI SDK's packages or pi-ai. */
+const providerLibraries = (files: ReadonlyArray<string>) => files.filter((f) => /node_modules\/(@ai-sdk\/|ai\/|@earendil-works\/pi-ai\/)/.test(f))
+
 describe("files loaded at start-up", () => {
   it("the build is there to measure (npm run build)", () => {
     expect(existsSync(DIST)).toBe(true)
@@ -72,5 +101,18 @@ describe("files loaded at start-up", () => {
     expect({ stdout, stderr }).toEqual({ stdout: "no sessions yet (start one with: turnlog run <prompt>)\n", stderr: "" })
     expect(files).toContain("packages/cli/dist/main.js")
     expect(files.length, JSON.stringify(byPackage(files))).toBeLessThanOrEqual(BUDGET)
+  })
+
+  it("doctor and export --html judge an ai-sdk session without loading a provider library", async () => {
+    const dir = aiSdkHome()
+    const doctor = await loads(["doctor"], dir)
+    expect(doctor.stdout).toBe(
+      `session 20260101T100000-0a1b2c3d (${dir}): 5 events, 1 assistant message: 1 replay natively, 0 degrade, 0 without replay state\n  ok\n`,
+    )
+    expect(providerLibraries(doctor.files)).toEqual([])
+    const page = await loads(["export", "0a1b2c3d", "--html"], dir)
+    expect(page.stdout).toContain(" · loop/m · adapter ai-sdk</div>")
+    expect(page.stdout).not.toContain("INVALID_REPLAY_STATE")
+    expect(providerLibraries(page.files)).toEqual([])
   })
 })

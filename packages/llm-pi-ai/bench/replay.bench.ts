@@ -23,6 +23,11 @@
  *   valid   every message carries a usable version-2 state → native messages
  *   legacy  every message carries the flat version-1 state → degraded (neutral)
  *   mixed   the two alternating
+ *   foreign every message carries an ai-sdk version-1 state → degraded (neutral),
+ *           the session moved from the AI SDK adapter
+ *   moved   valid and foreign alternating
+ * (packages/llm-ai-sdk/bench/replay.bench.ts runs valid, foreign, moved and
+ * session here beside its own, in one run.)
  * The "codec" rows time the codec's recovered synchronous form alone
  * (`toPiAssistant`), to tell its share from the reconstructor's (memo,
  * recovery, reporting through the diagnostics hook).
@@ -90,6 +95,17 @@ const valid = (n: number): Message => {
   }, blocks)
 }
 
+/** The state the AI SDK adapter writes for the same answer. */
+const foreign = (n: number): Message => {
+  const blocks = content(n)
+  return message(n, {
+    response: { kind: "ai-sdk", version: 1, provider: "anthropic", model: "claude-x", sdkProvider: "anthropic.messages", responseId: `msg_01${n}` },
+    blocks: blocks.map((b) =>
+      b.type === "reasoning" ? { type: "reasoning", providerMetadata: { anthropic: { signature: `EqQBCkgIBRgCIkD${n}sig` } } } : { type: b.type }
+    ),
+  }, blocks)
+}
+
 const legacy = (n: number): Message => {
   const blocks = content(n)
   return message(n, {
@@ -154,10 +170,11 @@ const referenceForeign = (m: Message): AssistantMessage => ({
   timestamp: 0,
 })
 
-const isLegacy = (m: Message) => (m.source as { replayState: any }).replayState.version === 1
+/** Degrades: the flat version-1 form (no response) or another adapter's kind. */
+const degrades = (m: Message) => (m.source as { replayState: any }).replayState.response?.kind !== "pi-ai"
 
 const reference = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
-  messages.map((m) => (isLegacy(m) ? referenceForeign(m) : referenceNative(m)))
+  messages.map((m) => (degrades(m) ? referenceForeign(m) : referenceNative(m)))
 
 // ---------------------------------------------------------------- subject
 
@@ -276,6 +293,8 @@ const workloads: Record<string, () => Figures | SessionFigures> = {
   valid: () => compare(Array.from({ length: N }, (_, n) => valid(n)), reconstruct),
   legacy: () => compare(Array.from({ length: N }, (_, n) => legacy(n)), reconstruct),
   mixed: () => compare(Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : legacy(n))), reconstruct),
+  foreign: () => compare(Array.from({ length: N }, (_, n) => foreign(n)), reconstruct),
+  moved: () => compare(Array.from({ length: N }, (_, n) => (n % 2 === 0 ? valid(n) : foreign(n))), reconstruct),
   "valid codec": () => compare(Array.from({ length: N }, (_, n) => valid(n)), codecOnly),
   "legacy codec": () => compare(Array.from({ length: N }, (_, n) => legacy(n)), codecOnly),
   session: growingSession,

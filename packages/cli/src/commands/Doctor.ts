@@ -15,15 +15,14 @@
 import { visibleInLine } from "../Visible.js"
 import { Effect, Either } from "effect"
 import { History } from "@turnlog/history"
-import * as AiSdkReplay from "@turnlog/llm-ai-sdk/AiSdkReplay"
-import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { SessionId, SessionLog } from "@turnlog/protocol"
 import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
-import * as AdapterChoice from "../AdapterChoice.js"
+import type * as AdapterChoice from "../AdapterChoice.js"
 import * as Layers from "../Layers.js"
 import { json, out } from "../Output.js"
 import * as Pages from "../Pages.js"
+import * as ReplayCheck from "../ReplayCheck.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
@@ -36,6 +35,8 @@ export interface MessageReport {
   readonly route: string
   readonly replay: Replay
   readonly reason?: string
+  /** The adapter kind that wrote its replay state, when it is one of this build's. */
+  readonly adapter?: AdapterChoice.Kind
 }
 
 export interface SessionReport {
@@ -93,19 +94,13 @@ export const diagnose = (session: SessionStore.LoadedSession, eventCount = sessi
       continue
     }
     // Judged by the codec of the adapter that wrote it: under that adapter it replays natively or it never does.
-    let reason: string | undefined
-    if (AdapterChoice.kindOf(message.source.replayState) === AiSdkReplay.KIND) {
-      const rebuilt = AiSdkReplay.rebuild(message)
-      if (typeof rebuilt === "string") reason = rebuilt
-    } else {
-      PiAiReplay.toPiAssistant(message, (error) => {
-        reason = error.reason
-      })
-    }
+    const reason = ReplayCheck.ownReason(message)
+    const adapter = ReplayCheck.writtenBy(message)
+    const by = adapter === undefined ? {} : { adapter }
     messages.push(
       reason === undefined
-        ? { messageId: message.id, route, replay: "native" }
-        : { messageId: message.id, route, replay: "degrades", reason },
+        ? { messageId: message.id, route, replay: "native", ...by }
+        : { messageId: message.id, route, replay: "degrades", reason, ...by },
     )
   }
   const refused: Array<SessionReport["refused"][number]> = []
@@ -160,6 +155,14 @@ export const render = (report: SessionReport): string => {
       `  system prompt of the last request: ${TranscriptText.systemLabel(report.systemPrompt, report.cwd)}${
         changes === 0 ? "" : `; it changed ${changes === 1 ? "once" : `${changes} times`} during the session`
       }`,
+    )
+  }
+  const byAdapter = new Map<string, number>()
+  for (const m of report.messages) if (m.adapter !== undefined) byAdapter.set(m.adapter, (byAdapter.get(m.adapter) ?? 0) + 1)
+  if (byAdapter.size > 1) {
+    const written = [...byAdapter].map(([kind, n], i) => (i === 0 ? `${kind} wrote ${count(n, "message")}` : `${kind} ${n}`)).join(", ")
+    lines.push(
+      `  written by ${byAdapter.size} adapters: ${written}; a request under one sends the others' messages provider-neutral (INVALID_REPLAY_STATE once per message)`,
     )
   }
   for (const m of degrades) lines.push(`  degrades ${m.messageId} (${m.route}): ${m.reason}`)

@@ -5,12 +5,18 @@
  * whose replay state this build would degrade (`INVALID_REPLAY_STATE`, by the
  * checks `doctor` runs), a provider's refusal (`replay/degrade`), the pruned
  * envelope of a response cut at the output limit, standing permission
- * answers. `SessionFacts` is one pass over the whole log (the header's
- * figures); `TurnFacts` is gathered turn by turn beside the transcript, so
- * neither holds more than a turn.
+ * answers, and the adapter kind (pi-ai, ai-sdk) that wrote each turn's answers.
+ * A message is judged by the codec of the adapter that wrote it; when the
+ * session moves to the other adapter, each message of the first kind still
+ * in the history is marked where the move happened, as the request sent it
+ * (provider-neutral, `INVALID_REPLAY_STATE`). `SessionFacts` is one pass over
+ * the whole log (the header's figures); `TurnFacts` is gathered turn by turn
+ * beside the transcript, so neither holds more than a turn — beside a few
+ * words per message of the history (its id, route and kind) for the move.
  */
-import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import type { Message, SessionLog } from "@turnlog/protocol"
+import { type Kind, KINDS } from "../AdapterChoice.js"
+import * as ReplayCheck from "../ReplayCheck.js"
 
 /** The figures of a whole session, from one pass over its events. */
 export class SessionFacts {
@@ -59,6 +65,8 @@ export interface Degraded {
   readonly messageId: string
   readonly route: string
   readonly reason: string
+  /** Degraded by a move between adapters: the kind that wrote the message, and the kind that sent it neutral. */
+  readonly moved?: { readonly writtenBy: Kind; readonly sentBy: Kind }
 }
 
 export interface Refusal {
@@ -87,6 +95,8 @@ export interface Facts {
   readonly startedAt?: string
   readonly endedAt?: string
   readonly routes: ReadonlyArray<string>
+  /** The adapter kinds that wrote the turn's answers (from their replay state). */
+  readonly adapters: ReadonlyArray<Kind>
   readonly inputTokens: number
   readonly outputTokens: number
   readonly retries: ReadonlyArray<Retry>
@@ -118,6 +128,7 @@ class Gathering {
   startedAt: string | undefined
   endedAt: string | undefined
   readonly routes = new Set<string>()
+  readonly adapters = new Set<Kind>()
   inputTokens = 0
   outputTokens = 0
   readonly retries: Array<Retry> = []
@@ -133,6 +144,7 @@ class Gathering {
       ...(this.startedAt === undefined ? {} : { startedAt: this.startedAt }),
       ...(this.endedAt === undefined ? {} : { endedAt: this.endedAt }),
       routes: [...this.routes],
+      adapters: [...this.adapters],
       inputTokens: this.inputTokens,
       outputTokens: this.outputTokens,
       retries: this.retries,
@@ -142,6 +154,15 @@ class Gathering {
       rules: this.rules,
     }
   }
+}
+
+/** A message of the history that replays natively under the adapter that wrote it, and why any other sends it neutral. */
+interface Written {
+  readonly seq: number
+  readonly messageId: string
+  readonly route: string
+  readonly kind: Kind
+  readonly elsewhere: Partial<Record<Kind, string>>
 }
 
 /**
@@ -155,6 +176,10 @@ export class TurnFacts {
   private current = new Gathering()
   private started = false
   private readonly ready: Array<Facts> = []
+  /** The adapter kind of the latest answer (none yet). */
+  private inUse: Kind | undefined
+  /** The history a request sends (from the latest compaction on), as far as a move between adapters changes it. */
+  private history: Array<Written> = []
 
   add(event: SessionLog.SessionEvent): void {
     if (event.type === "turn/start") {
@@ -183,11 +208,7 @@ export class TurnFacts {
         g.outputTokens += event.data.usage?.outputTokens ?? 0
         const message = event.data.message
         if (g.summaryRequest) break
-        if (message.source.kind === "model" && message.source.replayState !== undefined) {
-          PiAiReplay.toPiAssistant(message, (error) => {
-            g.degraded.push({ messageId: message.id, route: routeOf(message), reason: error.reason })
-          })
-        }
+        this.judge(event.seq, message, g)
         if (event.data.finish.kind === "max-tokens") {
           const streamedEntries = entriesOf(g.finishState)
           g.cuts.push({
@@ -198,8 +219,16 @@ export class TurnFacts {
         }
         break
       }
+      case "context/compaction": {
+        const kept = event.data.firstKeptSeq
+        this.history = this.history.filter((w) => w.seq >= kept)
+        break
+      }
       case "replay/degrade": {
         const { messageIds, model, provider, reason } = event.data
+        // Sent provider-neutral from here on whatever the adapter: no longer changed by a move.
+        const refused = new Set<string>(messageIds)
+        this.history = this.history.filter((w) => !refused.has(w.messageId))
         g.refusals.push({ seq: event.seq, messageIds, route: `${provider}/${model}`, reason })
         break
       }
@@ -213,6 +242,43 @@ export class TurnFacts {
       default:
         break
     }
+  }
+
+  /**
+   * An answer: degraded under its own adapter, or kept in the history; when
+   * its adapter is not the one of the answer before, each message of the
+   * history of another kind is marked as sent neutral by this one.
+   */
+  private judge(seq: number, message: Message, g: Gathering): void {
+    if (message.source.kind !== "model" || message.source.replayState === undefined) return
+    const route = routeOf(message)
+    const reason = ReplayCheck.ownReason(message)
+    const kind = ReplayCheck.writtenBy(message)
+    if (kind !== undefined) {
+      g.adapters.add(kind)
+      if (kind !== this.inUse) {
+        for (const w of this.history) {
+          const why = w.elsewhere[kind]
+          if (w.kind === kind || why === undefined) continue
+          g.degraded.push({ messageId: w.messageId, route: w.route, reason: why, moved: { writtenBy: w.kind, sentBy: kind } })
+        }
+        this.inUse = kind
+      }
+    }
+    if (reason !== undefined) g.degraded.push({ messageId: message.id, route, reason })
+    else if (kind !== undefined) {
+      const elsewhere: Partial<Record<Kind, string>> = {}
+      for (const other of KINDS) {
+        const why = other === kind ? undefined : ReplayCheck.reasonUnder(message, other)
+        if (why !== undefined) elsewhere[other] = why
+      }
+      this.history.push({ seq, messageId: message.id, route, kind, elsewhere })
+    }
+  }
+
+  /** The facts of the turn being read, as far as it is read (`view` shows it before it ends). */
+  peek(): Facts {
+    return this.current.done()
   }
 
   private close(): void {

@@ -126,9 +126,8 @@ export class HtmlPage {
   openTurn(): { readonly n: number; readonly html: string } | undefined {
     const turn = Transcript.fromSession({ header: this.header, events: this.pending, recovery: {} }).turns[0]
     if (turn === undefined) return undefined
-    const facts = new TurnFacts()
-    for (const event of this.pending) facts.add(event)
-    return { n: this.turns + 1, html: turnHtml(this.turns + 1, turn, facts.finish(), undefined, true) }
+    // The page's own facts have read the same events, with the history a move between adapters needs.
+    return { n: this.turns + 1, html: turnHtml(this.turns + 1, turn, this.facts.peek(), undefined, true) }
   }
 
   /** A turn still open, compactions after the last turn, a torn tail, and the page's end. */

@@ -144,10 +144,15 @@ export const marksHtml = (facts: Facts, turn: Turn): string => {
     )
   }
   for (const d of facts.degraded) {
+    const moved = d.moved === undefined
+      ? ""
+      : `, written by the ${escape(d.moved.writtenBy)} adapter, is sent by the ${escape(d.moved.sentBy)} adapter from this turn on`
     out += mark(
       "degrade",
       "INVALID_REPLAY_STATE",
-      `<p>Message <code>${escape(d.messageId)}</code> (${escape(d.route)}) is sent as provider-neutral content: ${escape(d.reason)}</p>`,
+      `<p>Message <code>${escape(d.messageId)}</code> (${escape(d.route)})${
+        moved === "" ? " is sent" : moved
+      } as provider-neutral content: ${escape(d.reason)}</p>`,
     )
   }
   for (const r of facts.refusals) {
@@ -207,6 +212,9 @@ export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number, l
     ? ""
     : ` · ${facts.inputTokens.toLocaleString("en-US")} in / ${facts.outputTokens.toLocaleString("en-US")} out tokens`
   const models = facts.routes.length === 0 ? "" : ` · ${facts.routes.map(escape).join(", ")}`
+  const adapters = facts.adapters.length === 0
+    ? ""
+    : ` · ${facts.adapters.length === 1 ? "adapter" : "adapters"} ${facts.adapters.map(escape).join(", ")}`
   const badgeHtml = badges.map((b) => `<span class="badge${b === "compaction" || b === "compacted" ? "" : " problem"}">${escape(b)}</span>`).join(" ")
   const compacted = turn.compacted === true
     ? `<p class="note">Compacted: the model sees this turn only through a summary.</p>`
@@ -216,7 +224,7 @@ export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number, l
     escape(firstPrompt(turn))
   }" data-badges="${escape(badges.join(" "))}">` +
     `<h2><a href="#turn-${n}">Turn ${n}</a> ${badgeHtml}</h2>` +
-    `<div class="meta">${time(facts.startedAt)}${models}${tokens}</div>${compacted}` +
+    `<div class="meta">${time(facts.startedAt)}${models}${adapters}${tokens}</div>${compacted}` +
     turn.items.map(itemHtml).join("") +
     marksHtml(facts, turn) +
     `<div class="end end-${end}">Turn ${n} ${
