@@ -228,6 +228,29 @@ describe("a compaction that fails", () => {
       expect(last).not.toContain("the summary request was refused")
     }))
 
+  it.scopedLive("a summary request that fails transiently is tried again, each attempt logged, and the turn answers", () =>
+    Effect.gen(function*() {
+      const h = yield* setupFor("anthropic-messages", undefined, KEEP_LESS)
+      yield* history(h, 4)
+      h.server.enqueue(
+        { status: 400, kind: "context-overflow" },
+        { status: 503, message: "overloaded, try again" },
+        { blocks: [{ type: "text", text: SUMMARY }] },
+        { blocks: [{ type: "text", text: "Answered after a retry." }] },
+      )
+      const updates = yield* h.prompt("One more.")
+      expect(updates.at(-1)).toEqual({ type: "turn-end", reason: "completed" })
+      expect(textOf(updates)).toBe("Answered after a retry.")
+      const retries = updates.filter((u) => u.type === "retry")
+      // The overflow's own repair, then the summary's transient failure.
+      expect(retries.map((u) => (u as { failure: { code: string } }).failure.code)).toEqual(["CONTEXT_WINDOW_EXCEEDED", "SERVER"])
+      const events = yield* h.events()
+      const summaryStarts = of(events, "request/start").filter((e) => e.data.purpose === "compaction")
+      expect(summaryStarts.map((e) => e.data.attempt)).toEqual([1, 2])
+      expect(of(events, "context/compaction").map((e) => e.data.summary)).toEqual([SUMMARY])
+      expect(h.server.pending()).toBe(0)
+    }))
+
   it.scopedLive("cut short before its event is durable (the process dies): the session continues as if it had not started", () =>
     Effect.gen(function*() {
       let dying = false

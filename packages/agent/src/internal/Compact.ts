@@ -5,20 +5,24 @@
  * summarised by the session's own model through the same adapter (a request
  * marked `purpose: "compaction"`, its chunks logged like any other request's,
  * shown to nobody) and `context/compaction` is written and flushed before the
- * request it makes room for. Nothing is deleted: a failed summary leaves the
+ * request it makes room for. A summary request that fails transiently (a
+ * reset connection, an overloaded provider) is tried again under the turn's
+ * retry policy, each attempt logged. Nothing is deleted: a failed summary leaves the
  * conversation as it was (its request is not conversation), and the turn ends
  * with a failure saying why.
  */
-import { Chunk, Effect, Either } from "effect"
+import { Chunk, Effect, Either, Option, Schedule } from "effect"
 import { Assembler } from "@turnlog/assembler"
 import { Compaction } from "@turnlog/history"
 import type { LlmAdapter } from "@turnlog/llm"
-import type { Failure, SessionLog } from "@turnlog/protocol"
+import { type Failure, isTransient, type SessionLog } from "@turnlog/protocol"
 import type { StoreError } from "@turnlog/store"
 import * as AnswerRoom from "./AnswerRoom.js"
 import * as Attempt from "./Attempt.js"
 import * as Events from "./Events.js"
 import * as Journal from "./Journal.js"
+import * as Retry from "./Retry.js"
+import * as TurnContext from "./TurnContext.js"
 import type { TurnDeps } from "./TurnContext.js"
 
 /** What a request is held to: the model's window, the settings for it, what every request carries besides messages. */
@@ -97,12 +101,21 @@ export const run = (
     const parts = yield* AnswerRoom.parts(deps, b, target, cut)
     let summary = cut.previousSummary
     let attempt = 0
+    const retries = yield* Schedule.driver(Retry.schedule(deps.config.retry))
     for (const part of parts) {
       const request = AnswerRoom.summaryRequest(deps, b, part, summary, focus)
-      yield* deps.writer.log([Events.summaryRequestStart(deps.journal.route, step, ++attempt)])
-      yield* deps.writer.flush
-      const streamed = yield* Attempt.run(deps, request, false)
-      const result = Assembler.finish(streamed.state)
+      let result: Assembler.Assembled
+      for (;;) {
+        yield* deps.writer.log([Events.summaryRequestStart(deps.journal.route, step, ++attempt)])
+        yield* deps.writer.flush
+        const streamed = yield* Attempt.run(deps, request, false)
+        result = Assembler.finish(streamed.state)
+        // Shown to nobody, so a transient failure is tried again whatever had streamed.
+        if (result.finish.kind !== "error" || !isTransient(result.finish.failure.code)) break
+        const waited = yield* TurnContext.unlessCancelled(deps, Effect.option(retries.next(result.finish.failure)))
+        if (Option.isNone(waited) || Option.isNone(waited.value)) break
+        yield* deps.emit({ type: "retry", attempt: waited.value.value.attempt, delayMs: waited.value.value.delayMs, failure: result.finish.failure })
+      }
       if (result.finish.kind !== "error" && result.finish.kind !== "aborted") {
         yield* deps.writer.log([Events.assistantMessage(deps.journal.route, result)])
       }
