@@ -26,9 +26,20 @@ export interface Options {
    * again, with whatever another process appended meanwhile. Default 120 s.
    */
   readonly idleRelease?: Duration.DurationInput
+  /**
+   * How a model comes to run: the method offered in `initialize`, and a check
+   * that answers why no model can run yet (one sentence naming what to set and
+   * where) or undefined once one can. While it answers a reason, `session/new`
+   * and `session/prompt` are answered `auth_required` with it; `authenticate`
+   * runs the check again. Without it nothing is offered and nothing is refused.
+   */
+  readonly auth?: {
+    readonly method: acp.AuthMethod
+    readonly missing: () => Promise<string | undefined>
+  }
 }
 
-export const initializeResponse = (version: string): acp.InitializeResponse => ({
+export const initializeResponse = (version: string, authMethods: ReadonlyArray<acp.AuthMethod> = []): acp.InitializeResponse => ({
   protocolVersion: PROTOCOL_VERSION,
   agentInfo: { name: "turnlog", version },
   agentCapabilities: {
@@ -37,5 +48,5 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
     sessionCapabilities: { list: {}, close: {}, resume: {} },
     mcpCapabilities: { http: true, sse: true },
   },
-  authMethods: [],
+  authMethods: [...authMethods],
 })
