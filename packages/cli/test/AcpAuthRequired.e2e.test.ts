@@ -80,5 +80,19 @@ describe("acp without a model", () => {
     expect(authenticated).toEqual({})
     expect(sessionId).toMatch(/^\S+$/)
     expect(keyed.stderr).toContain("OPENAI_API_KEY is set: using openai/gpt-5-mini")
+
+    // That session, opened again without the key: its history loads, a prompt is answered auth_required.
+    let prompted: unknown
+    const again = await agent(keyHome, workspace, undefined, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+      await ctx.request("session/load", { sessionId, cwd: workspace, mcpServers: [] })
+      prompted = await failure(ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello?" }] }))
+    })
+    expect(again.code).toBe(0)
+    expect(prompted).toEqual({
+      code: -32000,
+      message: noModel.replace(config, join(keyHome, "config.json")),
+    })
+    expect(again.updates.filter((u) => u.sessionUpdate === "agent_message_chunk")).toEqual([])
   })
 })
