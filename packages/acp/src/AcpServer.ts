@@ -80,6 +80,11 @@ export const make = (options: Options) =>
     const run = Runner.make(runtime, log)
     const runPromise = Runtime.runPromise(runtime)
     const idleAfter = Duration.decode(options.idleRelease ?? Duration.seconds(120))
+    /** Refuses a request that needs a model while none can run (see `Options.auth`). */
+    const requireModel = async () => {
+      const why = await options.auth?.missing()
+      if (why !== undefined) throw Errors.authRequired(why)
+    }
 
     const reportMcp = (servers: ReadonlyArray<acp.McpServer>) => {
       if (Option.isNone(mcp) && servers.length > 0) log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
@@ -209,8 +214,19 @@ export const make = (options: Options) =>
       }
 
       const agentApp = acp.agent({ name: "turnlog" })
-        .onRequest(acp.methods.agent.initialize, () => initializeResponse(options.version))
+        .onRequest(acp.methods.agent.initialize, () =>
+          initializeResponse(options.version, options.auth === undefined ? [] : [options.auth.method]))
+        .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
+          if (options.auth === undefined || params.methodId !== options.auth.method.id) {
+            throw Errors.invalidParams(`authentication method ${JSON.stringify(params.methodId)} is not one offered${
+              options.auth === undefined ? "" : ` (${options.auth.method.id})`
+            }`)
+          }
+          await requireModel()
+          return {}
+        })
         .onRequest(acp.methods.agent.session.new, Descriptors.guarded(async ({ client, params }) => {
+          await requireModel()
           requireDirectory(params.cwd)
           const servers = await mcpServers.start(params.mcpServers, params.cwd)
           let own: SessionMcp.SessionTools = {}
@@ -299,6 +315,7 @@ export const make = (options: Options) =>
           const id = params.sessionId
           const view = sessions.get(id)
           if (view === undefined) throw Errors.unknownSession(id)
+          await requireModel()
           // A prompt sent right after session/cancel waits for the cancelled turn to close.
           const cancelled = cancelling.get(id)
           if (cancelled !== undefined) await cancelled

@@ -32,6 +32,9 @@ export const busy = (sessionId: string): RequestError =>
     { sessionId },
   )
 
+/** No model can run yet (`auth_required`, -32000): `why` names what to set and where. */
+export const authRequired = (why: string): RequestError => RequestError.authRequired(undefined, why)
+
 export const invalidParams = (detail: string): RequestError => new RequestError(-32602, `Invalid params: ${detail}`)
 
 /** A turn that ended in error: the provider's failure, named. */

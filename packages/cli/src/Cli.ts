@@ -127,7 +127,11 @@ const chatCommand = Command.make("chat", {
 )
 
 const acpCommand = Command.make("acp", {}, () =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Acp.js")), (m) => m.acp(s)))).pipe(
+  Effect.flatMap(root, (flags) =>
+    Effect.flatMap(
+      settingsOf(flags),
+      (s) => Effect.flatMap(load(() => import("./commands/Acp.js")), (m) => m.acp(s, resolveSettings(flags))),
+    ))).pipe(
   Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
 )
 

@@ -1,8 +1,9 @@
 /**
  * Which model a command talks to: `--model`, else the config's `model`, else
  * — with a provider key in the environment — that provider's default model,
- * else the scripted demo model, said on stderr (`acp` only: `run` refuses
- * the demo choice as a usage error). A scripted-model file, when
+ * else the scripted demo model — which only `turnlog demo` lets answer:
+ * `run` refuses the demo choice as a usage error, `acp` answers
+ * `auth_required` until a model can run. A scripted-model file, when
  * one is configured, replaces the provider (tests and scenarios).
  */
 import { Either, Option } from "effect"

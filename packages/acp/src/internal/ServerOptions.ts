@@ -32,6 +32,17 @@ export interface Options {
    * the editor names (an editor's server of the same name is used instead).
    */
   readonly mcpServers?: ReadonlyArray<ServerConfig.Server>
+  /**
+   * How a model comes to run: the method offered in `initialize`, and a check
+   * that answers why no model can run yet (one sentence naming what to set and
+   * where) or undefined once one can. While it answers a reason, `session/new`
+   * and `session/prompt` are answered `auth_required` with it; `authenticate`
+   * runs the check again. Without it nothing is offered and nothing is refused.
+   */
+  readonly auth?: {
+    readonly method: acp.AuthMethod
+    readonly missing: () => Promise<string | undefined>
+  }
 }
 
 // `fork` is unstable in the protocol: the SDK's stable types do not name it.
@@ -43,7 +54,7 @@ const sessionCapabilities: acp.SessionCapabilities & { readonly fork: Record<str
   fork: {},
 }
 
-export const initializeResponse = (version: string): acp.InitializeResponse => ({
+export const initializeResponse = (version: string, authMethods: ReadonlyArray<acp.AuthMethod> = []): acp.InitializeResponse => ({
   protocolVersion: PROTOCOL_VERSION,
   agentInfo: { name: "turnlog", version },
   agentCapabilities: {
@@ -52,5 +63,5 @@ export const initializeResponse = (version: string): acp.InitializeResponse => (
     sessionCapabilities,
     mcpCapabilities: { http: true, sse: true },
   },
-  authMethods: [],
+  authMethods: [...authMethods],
 })

@@ -3,7 +3,9 @@
  * frames; every note goes to stderr. Permissions are asked of the editor
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
-import { Duration, Effect, Layer, Option } from "effect"
+import { join } from "node:path"
+import type * as acpSdk from "@agentclientprotocol/sdk"
+import { Duration, Effect, Either, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { StoreError } from "@turnlog/store"
 import * as AdapterChoice from "../AdapterChoice.js"
@@ -11,14 +13,25 @@ import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as SignalHold from "../SignalHold.js"
+import type { UsageError } from "../CliError.js"
 import type { Settings } from "../Settings.js"
 import { VERSION } from "../Version.js"
-import { announce } from "./Run.js"
+import { announce, noProvider } from "./Run.js"
 
-export const acp = (settings: Settings) =>
+/**
+ * `reload` resolves the settings again as the command line did (the config
+ * file is read again): `authenticate` asks it whether a model can run now.
+ */
+export const acp = (settings: Settings, reload: Effect.Effect<Settings, UsageError> = Effect.succeed(settings)) =>
   Effect.gen(function*() {
     const choice = yield* ModelChoice.choose(Option.none(), settings)
-    yield* announce(choice)
+    if (choice.kind === "demo") {
+      // An editor hides stderr: the editor is told by `auth_required` answers (see `auth`).
+      yield* Layers.providersChecked(settings)
+      process.stderr.write(`turnlog: ${noProvider(settings, { modelFlag: false })}\n`)
+    } else {
+      yield* announce(choice)
+    }
     const layer = Layers.agentLayer<PermissionBridge.PermissionBridge | CallIds.CallIds>({
       settings,
       choice,
@@ -40,12 +53,47 @@ export const acp = (settings: Settings) =>
       idleRelease: Duration.seconds(settings.config.idleReleaseSeconds ?? 120),
       // Started for each session beside the editor's, as `run` starts them.
       ...(settings.config.mcpServers === undefined ? {} : { mcpServers: settings.config.mcpServers }),
+      auth: auth(settings, choice, reload),
     })
     const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
     // Released after the server's own shutdown: until the prompts in flight are answered, a repeated signal waits.
     const held = SignalHold.hold((line) => void process.stderr.write(`turnlog: ${line}\n`))
     yield* Effect.scoped(Effect.zipRight(Effect.zipRight(held, onMemorySignal), serving))
   })
+
+/** The environment-variable method `initialize` offers: the keys that pick a model, and the config file. */
+export const AUTH_METHOD_ID = "provider-key"
+
+/**
+ * How a model comes to run under `acp`: a provider key in the agent's
+ * environment or a "model" in the config file. Started without either, every
+ * `session/new` and `session/prompt` is answered `auth_required` naming them
+ * (never the demo model: that is `turnlog demo`); `authenticate` reads the
+ * config again. A model configured after the start needs the agent started
+ * again, and is answered so.
+ */
+const auth = (settings: Settings, choice: ModelChoice.Choice, reload: Effect.Effect<Settings, UsageError>) => {
+  const configFile = settings.configFile ?? join(settings.home, "config.json")
+  const method: acpSdk.AuthMethod = {
+    id: AUTH_METHOD_ID,
+    name: "Provider key",
+    description: `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")} in the environment the agent starts with, ` +
+      `or set "model" in the config file ${configFile}`,
+  }
+  if (choice.kind !== "demo") return { method, missing: async () => undefined }
+  const missing = () =>
+    Effect.runPromise(reload.pipe(
+      Effect.map((fresh) => {
+        const again = ModelChoice.choose(Option.none(), fresh)
+        if (Either.isLeft(again)) return again.left.message
+        return again.right.kind === "demo"
+          ? noProvider(fresh, { modelFlag: false })
+          : `a model is configured now (${again.right.route}), but this agent started without one: start it again to use it`
+      }),
+      Effect.catchAll((e) => Effect.succeed(e.message)),
+    ))
+  return { method, missing }
+}
 
 /**
  * `kill -USR2 <pid>` asks the agent for one line on stderr with its memory:

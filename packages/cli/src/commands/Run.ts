@@ -48,13 +48,18 @@ export const announce = (choice: ModelChoice.Choice): Effect.Effect<void> => {
   }
 }
 
-/** What `run` says when nothing can answer: what to set, where, and the keyless alternative. */
-export const noProvider = (settings: Settings): string => {
+/**
+ * What `run` (and `acp`, which has no `--model`) says when nothing can
+ * answer: what to set, where, and the keyless alternative.
+ */
+export const noProvider = (settings: Settings, options: { readonly modelFlag?: boolean } = {}): string => {
   const config = settings.configFile === undefined
     ? `no config file was found at ${join(settings.home, "config.json")}`
     : `the config file ${settings.configFile} names no "model"`
   return `no model to run: no provider key is set and ${config}. ` +
-    `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")} (or name a model with --model <provider>/<model>), ` +
+    `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")}${
+      options.modelFlag === false ? "" : " (or name a model with --model <provider>/<model>)"
+    }, ` +
     `or set "model" in a config file ($TURNLOG_CONFIG, --config, or config.json in $TURNLOG_HOME). ` +
     `To try turnlog without a key: turnlog demo`
 }

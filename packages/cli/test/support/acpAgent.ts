@@ -12,7 +12,8 @@ import { BIN, cleanEnv } from "./turnlog.js"
 export const agent = async (
   home: string,
   workspace: string,
-  modelFile: string,
+  /** The scripted model (`TURNLOG_SCRIPTED_MODEL`); undefined: none, so a model runs only with a key or a config. */
+  modelFile: string | undefined,
   drive: (ctx: acp.ClientContext) => Promise<void>,
   /** Arguments before `acp` (`--store postgres`) and environment added to the agent's. */
   options: {
@@ -24,7 +25,7 @@ export const agent = async (
 ) => {
   const child = spawn(process.execPath, [BIN, ...(options.args ?? []), "acp"], {
     cwd: workspace,
-    env: { ...cleanEnv(), TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: modelFile, ...options.env },
+    env: { ...cleanEnv(), TURNLOG_HOME: home, ...(modelFile === undefined ? {} : { TURNLOG_SCRIPTED_MODEL: modelFile }), ...options.env },
     stdio: "pipe",
   })
   let stderr = ""
