@@ -146,7 +146,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ["turnlog delete 303adb34"],
   },
   fork: {
-    summary: "copy a session up to a turn into a new session that records where it came from",
+    summary: "copy a session up to a turn into a new session",
     usage: "fork <id> [--at <turn>]",
     about: [`<id> is ${SESSION_ID}. The new session's id is printed on stdout; the original is only read.`],
     options: [{ flags: "--at <turn>", text: "the last turn copied (default: the last ended turn)" }],
