@@ -181,6 +181,7 @@ export const acquireLease = (
     const holder = yield* context.leases.current
     const taken = yield* sql.unsafe<{ readonly generation: string }>(TAKE, [id, holder.pid, holder.token]).pipe(
       Effect.mapError(io("take the lease in")),
+      Effect.disconnect,
       Effect.timeoutFail({ duration: writeTimeout, onTimeout: noAnswer("take the lease in") }),
     )
     const generation = taken[0]?.generation
@@ -241,7 +242,12 @@ export const acquireLease = (
       firstSeq: number,
     ): Effect.Effect<void, StoreError> =>
       sql.unsafe(statement, params as Array<unknown>).raw.pipe(
+        // The write is given up at the timeout, not after the driver's cancel of it, which travels the same dead path.
+        Effect.disconnect,
         Effect.timeoutFail({ duration: writeTimeout, onTimeout: () => "timeout" as const }),
+        // The lease connection found gone while the write waits: the leases are lost now, not at the timeout.
+        // Interruptible even where the write is not (a closing scope's flush), so the race ends with the write.
+        (write) => Effect.raceFirst(write, Effect.interruptible(Effect.flatMap(holder.gone, (why) => Effect.fail({ gone: why })))),
         Effect.matchEffect({
           onSuccess: (result): Effect.Effect<void, StoreError> => {
             const inserted = (result as { readonly rowCount?: number | null }).rowCount ?? 0
@@ -254,6 +260,7 @@ export const acquireLease = (
           },
           onFailure: (error): Effect.Effect<void, StoreError> => {
             if (error === "timeout") return lose("no answer from the database; the outcome of the last write is unknown")
+            if ("gone" in error) return lose(`its database connection ended: ${error.gone}; the outcome of the last write is unknown`)
             // No connection to send it on: nothing was written, the same write can be tried again.
             if (error.message === "Failed to acquire connection") return Effect.fail(io(first ? "create" : "append to")(error))
             if (failureOf(error).code === "23505") return fenceOrStale(stale(firstSeq))
@@ -293,6 +300,7 @@ export const acquireLease = (
       // Deleting twice deletes nothing more: a write with no answer is an error to retry, not a lost lease.
       return sql.unsafe<{ readonly id: string }>(REMOVE, [id, generation]).pipe(
         Effect.mapError(io("delete")),
+        Effect.disconnect,
         Effect.timeoutFail({ duration: writeTimeout, onTimeout: noAnswer("delete") }),
         Effect.flatMap((rows) => rows.length > 0 ? Effect.succeed(true) : Effect.as(fenceOrStale(Effect.void), false)),
       )
