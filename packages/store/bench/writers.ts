@@ -18,13 +18,17 @@ const script = fileURLToPath(new URL("./writer.ts", import.meta.url))
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-/** Starts `WRITERS` writer processes, lets them go together once all are ready: the wall time until the last is done. */
-const round = async (mode: "store" | "floor", url: string, schema: string, each: number): Promise<number> => {
+/**
+ * Starts `WRITERS` writer processes, lets them go together once all are ready: the wall time until
+ * the last is done, and the CPU time the writers spent (what a loaded machine shares out).
+ */
+const round = async (mode: "store" | "floor", url: string, schema: string, each: number): Promise<{ readonly ms: number; readonly cpu: number }> => {
   const children = Array.from({ length: WRITERS }, () => {
     const child = spawn(process.execPath, ["--conditions=@turnlog/source", "--import", "tsx", script, mode, url, schema, String(each)], {
       stdio: ["pipe", "pipe", "inherit"],
     })
     let out = ""
+    const cpu = () => Number(/^done \S+ (\S+)$/m.exec(out)?.[1] ?? NaN)
     const waiters: Array<() => void> = []
     child.stdout.setEncoding("utf8").on("data", (text: string) => {
       out += text
@@ -37,14 +41,14 @@ const round = async (mode: "store" | "floor", url: string, schema: string, each:
         await new Promise<void>((resolve) => waiters.push(resolve))
       }
     }
-    return { child, said, exited }
+    return { child, said, exited, cpu }
   })
   try {
     await Promise.all(children.map((c) => c.said("ready")))
     const started = performance.now()
     for (const c of children) c.child.stdin.write("go\n")
     await Promise.all(children.map((c) => c.said("done")))
-    return performance.now() - started
+    return { ms: performance.now() - started, cpu: children.reduce((sum, c) => sum + c.cpu(), 0) }
   } finally {
     for (const c of children) if (c.child.exitCode === null) c.child.kill("SIGKILL")
     await Promise.all(children.map((c) => c.exited))
@@ -57,10 +61,16 @@ export const many = async (url: string, schema: string, prepare: () => Promise<u
   const total = each * WRITERS
   const stores: Array<number> = []
   const floors: Array<number> = []
+  const storeCpu: Array<number> = []
+  const floorCpu: Array<number> = []
   for (let r = 0; r < ROUNDS; r++) {
     await prepare()
-    floors.push(await round("floor", url, schema, each))
-    stores.push(await round("store", url, schema, each))
+    const floor = await round("floor", url, schema, each)
+    const store = await round("store", url, schema, each)
+    floors.push(floor.ms)
+    floorCpu.push(floor.cpu)
+    stores.push(store.ms)
+    storeCpu.push(store.cpu)
   }
   const rate = (ms: number) => Math.round(total / (ms / 1000))
   const [store, floor] = [median(stores), median(floors)]
@@ -68,6 +78,11 @@ export const many = async (url: string, schema: string, prepare: () => Promise<u
     `postgres ${WRITERS} writers: ${total} events (${each} each, flush every 50): ${rate(store)} events/s; ` +
       `floor (${WRITERS} processes, the driver's multi-row INSERT per 50) ${rate(floor)} events/s; ` +
       `ratio ${(rate(store) / rate(floor)).toFixed(2)} (goal ≥ 0.5)`,
+  )
+  const perEvent = (cpu: Array<number>) => ((median(cpu) * 1000) / total).toFixed(0)
+  console.log(
+    `postgres ${WRITERS} writers' CPU: store ${perEvent(storeCpu)} µs/event, floor ${perEvent(floorCpu)} µs/event; ` +
+      `ratio ${(median(storeCpu) / median(floorCpu)).toFixed(2)}`,
   )
   console.log(`postgres   rounds (ms) store [${stores.map((x) => x.toFixed(0)).join(", ")}] floor [${floors.map((x) => x.toFixed(0)).join(", ")}]`)
 }
