@@ -15,6 +15,9 @@
  *   inserted through the same driver, one autocommitted multi-row INSERT per
  *   50; the load reference is one bare query of the same rows through the same
  *   driver and a `JSON.parse` of each `data`.
+ * - PostgreSQL, many writers (see `writers.ts`): 8 processes appending
+ *   through the store at once, beside 8 processes sending the floor's bare
+ *   INSERTs; goal: a ratio ≥ 0.5.
  * Targets: append ≥ 50,000 events/s for the files, ≥ 20,000 for PostgreSQL;
  * load ratio ≤ 1.5 for the files, ≤ 1.3 for PostgreSQL. Figures measured on a
  * machine under shared load are indicative; compare the in-run ratios.
@@ -33,6 +36,7 @@ import { layerJsonl } from "../src/Jsonl.js"
 import { layerPostgres } from "../src/Postgres.js"
 import { layerSqlite } from "../src/Sqlite.js"
 import { BATCH, batches, run } from "./harness.js"
+import { many } from "./writers.js"
 
 const referenceAppend = async (file: string, events: ReadonlyArray<SessionLog.SessionEvent>) => {
   const fd = openSync(file, "w")
@@ -135,7 +139,7 @@ const referencePg = (id: SessionId) =>
 const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
   events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0)
 
-/** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores. */
+/** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores; `postgres-writers`: the many-writer workload alone. */
 const chosen = (name: string) => (process.env.TURNLOG_BENCH_STORES ?? name).split(",").includes(name)
 
 console.log("(absolute figures move with the machine and are indicative only on a shared one; compare the in-run ratios)")
@@ -164,17 +168,18 @@ try {
     holder: ["sqlite", home],
     targets: { append: 50_000, load: 1.5 },
   })
-  const unreachable = chosen("postgres")
+  const postgres = chosen("postgres") || chosen("postgres-writers")
+  const unreachable = postgres
     ? await withSql((sql) => sql`SELECT 1`).then(() => undefined, (e: unknown) => String(e))
     : undefined
-  if (!chosen("postgres")) {
+  if (!postgres) {
     // Left out by TURNLOG_BENCH_STORES.
   } else if (unreachable !== undefined) {
     console.log(`postgres: skipped, no server at ${PG_URL} (${unreachable})`)
   } else {
     try {
       await withSql((sql) => sql.unsafe(`CREATE SCHEMA ${SCHEMA}`))
-      await run({
+      if (chosen("postgres")) await run({
         name: "postgres",
         layer: layerPostgres({ url: PG_URL, schema: SCHEMA }),
         floorIs: "the driver's multi-row INSERT per 50",
@@ -185,6 +190,14 @@ try {
         holder: ["postgres", SCHEMA],
         targets: { append: 20_000, load: 1.3 },
       })
+      if (chosen("postgres-writers")) await many(PG_URL, SCHEMA, () =>
+        withSql((sql) =>
+          Effect.zipRight(
+            sql.unsafe(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.floor (
+              session_id text, seq int4, type text, "time" text, data json, PRIMARY KEY (session_id, seq))`),
+            sql.unsafe(`TRUNCATE ${SCHEMA}.floor`),
+          )
+        ))
     } finally {
       await withSql((sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`))
     }

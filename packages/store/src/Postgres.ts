@@ -87,12 +87,13 @@ export const makePostgres = (options: PostgresOptions) =>
     // Notifications of this schema only: a session of another schema with the same id is another session.
     const channel = channelOf(named?.schema ?? connection.schema ?? "public")
     const connectTimeout = Duration.decode(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
+    const writeTimeout = Duration.decode(options.writeTimeout ?? Duration.seconds(30))
     const leases = yield* PgLeaseConnection.make(connection, {
       connectTimeout,
+      leaseTimeout: writeTimeout,
       ...(options.program !== undefined ? { program: options.program } : {}),
     })
     const leaseStatements = statements(channel)
-    const writeTimeout = Duration.decode(options.writeTimeout ?? Duration.seconds(30))
     const io = (operation: string) => (error: { readonly cause?: unknown }) =>
       new StoreIOError({ path: where, operation, cause: error.cause ?? error })
 

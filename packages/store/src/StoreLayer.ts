@@ -22,7 +22,11 @@ export interface PostgresOptions {
   readonly url: string
   /** A schema of its own for the store's tables (made if missing); default: the URL's search_path. */
   readonly schema?: string
-  /** How long a write (or taking a lease) may wait for the server before it fails; default 30 s. */
+  /**
+   * The lease timeout, default 30 s: how long a write (or taking a lease) may wait for the
+   * server before it fails (a write with `LeaseLost`), and how long the server keeps this
+   * store's leases once it hears nothing from it (see `internal/PgLeaseConnection`).
+   */
   readonly writeTimeout?: Duration.DurationInput
   /** How long connecting may take; default 10 s. */
   readonly connectTimeout?: Duration.DurationInput

@@ -59,7 +59,7 @@ describePostgres("postgres: a database that stops answering", () => {
             yield* store.append(id, [chunkEvent(3)])
             const lost = yield* Effect.flip(store.flush(id))
             expect(lost.message).toBe(
-              `session ${id}: this process lost its lease (no answer from the database; the outcome of the last write is unknown); it no longer writes the session — open it again to continue from what is stored`,
+              `session ${id}: this process lost its lease (its database connection ended: no answer from the database; the outcome of the last write is unknown); it no longer writes the session — open it again to continue from what is stored`,
             )
             network.cut()
             return id

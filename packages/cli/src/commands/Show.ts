@@ -10,13 +10,19 @@
  * `show` prints the transcript as one JSON value, and `--follow` prints one
  * JSON line per turn as it ends, after a first line with the session's id,
  * cwd and creation time.
+ *
+ * A follower outlives its store failing to answer (a database server
+ * restarting, a network cut): a read that fails with an I/O error is tried
+ * again with a backoff (100 ms, doubling, at most 2 s apart) for as long as it
+ * follows, from the last event it printed, so nothing is printed twice or
+ * missed; one note on stderr says so per outage.
  */
-import { Effect, Stream } from "effect"
+import { Duration, Effect, Schedule, Stream } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
-import { SessionStore } from "@turnlog/store"
+import { SessionStore, type StoreError } from "@turnlog/store"
 import * as Layers from "../Layers.js"
 import * as Pages from "../Pages.js"
-import { out } from "../Output.js"
+import { note, out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
@@ -53,6 +59,9 @@ export class JsonWriter {
 
 // JSON is printed exact: only text for people has its control characters made visible.
 const raw = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(text))
+
+/** How often a follower tries its store again while it does not answer: 100 ms, doubling, at most 2 s apart. */
+const AGAIN = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))))
 
 const printLines = (printed: Printed) => (printed.lines.length === 0 ? Effect.void : out(`${printed.lines.join("\n")}\n`))
 
@@ -108,7 +117,18 @@ const run = (id: SessionId, options: ShowOptions) =>
       ? raw(`${JSON.stringify({ id: header.id, cwd: header.cwd, createdAt: header.createdAt })}\n`)
       : out(`${TranscriptText.headerLine(header)}\n`)
     yield* Pages.forEachPage(stored, (events) => print(printer.add(events)))
-    const live = store.follow(id, next)
+    // An outage is said once, until events flow again.
+    let said = false
+    const live = Stream.suspend(() => store.follow(id, next)).pipe(
+      // The cursor: a follower made again after a failure starts after the last event printed.
+      Stream.tap((event) => Effect.sync(() => void (next = event.seq + 1, said = false))),
+      Stream.retry(Schedule.intersect(
+        Schedule.recurWhile<StoreError.StoreError>((error) => error._tag === "StoreIOError"),
+        AGAIN,
+      ).pipe(Schedule.tapInput((error: StoreError.StoreError) =>
+        said ? Effect.void : Effect.zipRight(Effect.sync(() => void (said = true)), note(`${error.message}; following again when it answers`))
+      ))),
+    )
     yield* Stream.runForEach(
       Stream.chunks(options.forever === true ? live : live.pipe(Stream.takeUntil((event) => event.type === "turn/end"))),
       (events) => print(printer.add(events)),

@@ -19,6 +19,13 @@
  * settled by the next open, which reads what is stored (never by a blind
  * retry). Zero rows with the fence holding, or a primary-key conflict, is
  * `StaleWriter`.
+ *
+ * Followers are told of a write after it committed, by a `pg_notify` of its
+ * own (one in flight per session; writes meanwhile are told by the next one),
+ * not in the write's transaction: PostgreSQL serialises the commits of
+ * transactions that notify, fsync included, so eight writers notifying in
+ * their writes committed one at a time. A notification lost with a process
+ * that dies between the two is found by the followers' poll.
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import type { PgClient } from "@effect/sql-pg"
@@ -71,7 +78,7 @@ export const holdersOf = (sql: PgClient.PgClient): Effect.Effect<ReadonlyMap<Ses
 
 const INSERT_EVENTS = `INSERT INTO events (session_id, seq, type, "time", data)
   SELECT w.id, e.seq, e.type, e.time, e.data::json
-  FROM w, n, unnest($1::int4[], $2::text[], $3::text[], $4::text[]) AS e(seq, type, time, data)`
+  FROM w, unnest($1::int4[], $2::text[], $3::text[], $4::text[]) AS e(seq, type, time, data)`
 
 /** The lease row of session `id` if it still has generation `generation` and a live holder, locked for share until commit. */
 const fence = (id: string, generation: string) =>
@@ -79,35 +86,27 @@ const fence = (id: string, generation: string) =>
     FOR SHARE OF le)`
 
 /** The statements of a store whose followers listen on `channel`. */
-export const statements = (channel: string) => {
-  /**
-   * Followers are told of every write in the transaction that makes it (a
-   * notification is delivered at commit, and never for a write rolled back).
-   * Materialised so it runs once, whatever the join order.
-   */
-  const notify = `n AS MATERIALIZED (SELECT pg_notify('${channel}', w.id) FROM w)`
-  return {
-    append: `WITH ${fence("$5", "$11")},
-      w AS (
-        UPDATE sessions SET last_seq = $7, updated_at = $8, turns = turns + $9, first_message = coalesce(first_message, $10)
-        WHERE id = $5 AND last_seq = $6 AND EXISTS (SELECT 1 FROM f) RETURNING id),
-      ${notify}
-      ${INSERT_EVENTS}`,
-    /** The header alone: `create` makes the session durable before any event is written. */
-    createEmpty: `WITH ${fence("$1", "$6")}
+export const statements = (channel: string) => ({
+  append: `WITH ${fence("$5", "$11")},
+    w AS (
+      UPDATE sessions SET last_seq = $7, updated_at = $8, turns = turns + $9, first_message = coalesce(first_message, $10)
+      WHERE id = $5 AND last_seq = $6 AND EXISTS (SELECT 1 FROM f) RETURNING id)
+    ${INSERT_EVENTS}`,
+  /** The header alone: `create` makes the session durable before any event is written. */
+  createEmpty: `WITH ${fence("$1", "$6")}
+    INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
+    SELECT $1::text, $2::int4, $3::text, $4::json, $5::json, $3::text, 0, NULL, 0 WHERE EXISTS (SELECT 1 FROM f)
+    ON CONFLICT (id) DO NOTHING`,
+  create: `WITH ${fence("$5", "$14")},
+    w AS (
       INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
-      SELECT $1::text, $2::int4, $3::text, $4::json, $5::json, $3::text, 0, NULL, 0 WHERE EXISTS (SELECT 1 FROM f)
-      ON CONFLICT (id) DO NOTHING`,
-    create: `WITH ${fence("$5", "$14")},
-      w AS (
-        INSERT INTO sessions (id, version, created_at, cwd, title, updated_at, turns, first_message, last_seq)
-        SELECT $5::text, $6::int4, $7::text, $8::json, $9::json, $10::text, $11::int4, $12::text, $13::int4
-        WHERE EXISTS (SELECT 1 FROM f)
-        ON CONFLICT (id) DO NOTHING RETURNING id),
-      ${notify}
-      ${INSERT_EVENTS}`,
-  }
-}
+      SELECT $5::text, $6::int4, $7::text, $8::json, $9::json, $10::text, $11::int4, $12::text, $13::int4
+      WHERE EXISTS (SELECT 1 FROM f)
+      ON CONFLICT (id) DO NOTHING RETURNING id)
+    ${INSERT_EVENTS}`,
+  /** Wakes the followers of session `$1`, after a write committed. */
+  notify: `SELECT pg_notify('${channel}', $1)`,
+})
 export type Statements = ReturnType<typeof statements>
 
 /** Takes a lease that is not live (or makes the first one), raising its generation: the generation, or none if it is live. */
@@ -181,6 +180,7 @@ export const acquireLease = (
     const holder = yield* context.leases.current
     const taken = yield* sql.unsafe<{ readonly generation: string }>(TAKE, [id, holder.pid, holder.token]).pipe(
       Effect.mapError(io("take the lease in")),
+      Effect.disconnect,
       Effect.timeoutFail({ duration: writeTimeout, onTimeout: noAnswer("take the lease in") }),
     )
     const generation = taken[0]?.generation
@@ -232,6 +232,24 @@ export const acquireLease = (
         Effect.flatMap((error): Effect.Effect<void, StoreError> => Effect.fail(error)),
       )
 
+    // One notification in flight per session: writes committed while it is sent are told by one more after it.
+    let announcing = false
+    let again = false
+    const send: Effect.Effect<void> = sql.unsafe(statements.notify, [id]).pipe(
+      Effect.timeout(writeTimeout),
+      Effect.ignore,
+      Effect.zipRight(Effect.suspend(() => {
+        if (!again) return Effect.sync(() => void (announcing = false))
+        again = false
+        return send
+      })),
+    )
+    const announce: Effect.Effect<void> = Effect.suspend(() => {
+      if (announcing) return Effect.sync(() => void (again = true))
+      announcing = true
+      return Effect.asVoid(Effect.forkDaemon(send))
+    })
+
     /** One write statement, expected to touch `rows` rows (fewer: the lease moved on, the session exists, or another writer moved it on). */
     const run = (
       statement: string,
@@ -241,11 +259,17 @@ export const acquireLease = (
       firstSeq: number,
     ): Effect.Effect<void, StoreError> =>
       sql.unsafe(statement, params as Array<unknown>).raw.pipe(
+        // The write is given up at the timeout, not after the driver's cancel of it, which travels the same dead path.
+        Effect.disconnect,
         Effect.timeoutFail({ duration: writeTimeout, onTimeout: () => "timeout" as const }),
+        // The lease connection found gone while the write waits: the leases are lost now, not at the timeout.
+        // Interruptible even where the write is not (a closing scope's flush), so the race ends with the write.
+        (write) => Effect.raceFirst(write, Effect.interruptible(Effect.flatMap(holder.gone, (why) => Effect.fail({ gone: why })))),
         Effect.matchEffect({
           onSuccess: (result): Effect.Effect<void, StoreError> => {
             const inserted = (result as { readonly rowCount?: number | null }).rowCount ?? 0
-            if (inserted === rows) return Effect.void
+            // A header alone is no event to follow.
+            if (inserted === rows) return statement === statements.createEmpty ? Effect.void : announce
             return fenceOrStale(
               first
                 ? Effect.fail(new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) }))
@@ -254,6 +278,7 @@ export const acquireLease = (
           },
           onFailure: (error): Effect.Effect<void, StoreError> => {
             if (error === "timeout") return lose("no answer from the database; the outcome of the last write is unknown")
+            if ("gone" in error) return lose(`its database connection ended: ${error.gone}; the outcome of the last write is unknown`)
             // No connection to send it on: nothing was written, the same write can be tried again.
             if (error.message === "Failed to acquire connection") return Effect.fail(io(first ? "create" : "append to")(error))
             if (failureOf(error).code === "23505") return fenceOrStale(stale(firstSeq))
@@ -293,6 +318,7 @@ export const acquireLease = (
       // Deleting twice deletes nothing more: a write with no answer is an error to retry, not a lost lease.
       return sql.unsafe<{ readonly id: string }>(REMOVE, [id, generation]).pipe(
         Effect.mapError(io("delete")),
+        Effect.disconnect,
         Effect.timeoutFail({ duration: writeTimeout, onTimeout: noAnswer("delete") }),
         Effect.flatMap((rows) => rows.length > 0 ? Effect.succeed(true) : Effect.as(fenceOrStale(Effect.void), false)),
       )

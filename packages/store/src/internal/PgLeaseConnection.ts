@@ -11,6 +11,15 @@
  * is told on its next write, and the next lease taken opens a new one. The
  * server frees the token with the connection's end, so another process can
  * take the sessions as soon as the server sees it close.
+ *
+ * Its life is bounded on both ends by the store's lease timeout (the write
+ * timeout, 30 s by default): the ping goes every sixth of it and must be
+ * answered within another sixth, and the server is told to end the
+ * connection's backend (so freeing its leases) when it has heard nothing on
+ * it for the whole timeout (`idle_session_timeout`), when what it sent stays
+ * unacknowledged that long (`tcp_user_timeout`), or when its keepalive probes
+ * go unanswered. A middlebox that freezes (the TCP connection to it alive,
+ * nothing forwarded) therefore cannot keep the leases past the timeout.
  */
 import { randomBytes } from "node:crypto"
 import { Deferred, Duration, Effect, ExecutionStrategy, Exit, Scope } from "effect"
@@ -25,6 +34,8 @@ export interface LeaseHolder {
   readonly token: string
   /** Why the connection is gone, once it is. */
   readonly ended: () => string | undefined
+  /** Waits until the connection is found gone: why. */
+  readonly gone: Effect.Effect<string>
 }
 
 export interface LeaseConnection {
@@ -32,8 +43,23 @@ export interface LeaseConnection {
   readonly current: Effect.Effect<LeaseHolder, StoreIOError>
 }
 
-/** How often the lease connection must answer a ping to count as alive. */
-const PING = Duration.seconds(5)
+/**
+ * The server-side settings of a lease connection for a lease timeout of
+ * `timeout`: the backend ends after that long without a word from the
+ * holder, or with what it sent unacknowledged, or after keepalive probes
+ * (from a third of it, every sixth, three of them) go unanswered.
+ */
+export const serverSettings = (timeout: Duration.Duration): ReadonlyArray<readonly [string, number]> => {
+  const ms = Math.max(1000, Math.floor(Duration.toMillis(timeout)))
+  const seconds = (fraction: number) => Math.max(1, Math.floor(ms / fraction / 1000))
+  return [
+    ["idle_session_timeout", ms],
+    ["tcp_user_timeout", ms],
+    ["tcp_keepalives_idle", seconds(3)],
+    ["tcp_keepalives_interval", seconds(6)],
+    ["tcp_keepalives_count", 3],
+  ]
+}
 
 /** The driver's client under a reserved connection: what tells of the connection's end. */
 interface RawClient {
@@ -57,13 +83,20 @@ const causeOf = (error: unknown): unknown => {
 
 export const make = (
   connection: Connection,
-  options: { readonly connectTimeout: Duration.Duration; readonly program?: string },
+  options: {
+    readonly connectTimeout: Duration.Duration
+    /** How long the server may go unheard before the leases are given up (see the module header). */
+    readonly leaseTimeout: Duration.Duration
+    readonly program?: string
+  },
 ): Effect.Effect<LeaseConnection, never, Scope.Scope> =>
   Effect.gen(function*() {
     // Made now, so it closes after whatever the store made later (the final flushes need their leases).
     const outer = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const opening = yield* Effect.makeSemaphore(1)
     let live: LeaseHolder | undefined
+    // Pinged every sixth of the lease timeout, answered within another: well inside the server's idle limit.
+    const ping = Duration.millis(Math.max(100, Duration.toMillis(options.leaseTimeout) / 6))
 
     const open: Effect.Effect<LeaseHolder, StoreIOError> = Effect.gen(function*() {
       const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
@@ -95,6 +128,9 @@ export const make = (
           }
         }
         if (token === "") return yield* io({ cause: new Error("no free lease key after three tries") })
+        for (const [name, value] of serverSettings(options.leaseTimeout)) {
+          yield* reserved.executeRaw(`SET ${name} = ${value}`, []).pipe(Effect.mapError(io))
+        }
 
         const dead = yield* Deferred.make<string>()
         let ended: string | undefined
@@ -116,16 +152,18 @@ export const make = (
             }),
           )
         }
-        const ping = reserved.executeRaw("SELECT 1", []).pipe(
-          Effect.timeoutFail({ duration: PING, onTimeout: () => new Error("no answer from the database") }),
-          Effect.delay(PING),
+        const pinging = reserved.executeRaw("SELECT 1", []).pipe(
+          // Not waiting for the driver's cancel of an unanswered ping, which travels the same dead path.
+          Effect.disconnect,
+          Effect.timeoutFail({ duration: ping, onTimeout: () => new Error("no answer from the database") }),
+          Effect.delay(ping),
           Effect.forever,
           Effect.catchAll((error) => Effect.sync(() => end(messageOf(causeOf(error))))),
         )
-        yield* Effect.forkIn(ping, scope)
+        yield* Effect.forkIn(pinging, scope)
         // Once the connection is found dead it is closed (from outside its own scope, which the ping lives in).
         yield* Effect.forkIn(Effect.zipRight(Deferred.await(dead), Scope.close(scope, Exit.void)), outer)
-        return { pid, token, ended: () => ended }
+        return { pid, token, ended: () => ended, gone: Deferred.await(dead) }
       }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
     })
 
