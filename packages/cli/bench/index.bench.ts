@@ -68,7 +68,7 @@ const template = async (): Promise<ReadonlyArray<SessionLog.SessionEvent>> => {
   const [file] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl"))
   const lines = readFileSync(join(home, "sessions", file!), "utf8").trim().split("\n").slice(1)
   const events = lines.map((line) => JSON.parse(line) as SessionLog.SessionEvent)
-  const deltas = events.flatMap(SessionLog.chunksOf).filter((c) => c.type === "text-delta").length
+  const deltas = SessionLog.chunksIn(events).filter((c) => c.type === "text-delta").length
   console.log(`template turn: ${events.length} events, ${deltas} text deltas, ${Buffer.byteLength(lines.join("\n"))} bytes`)
   return events
 }
@@ -123,12 +123,15 @@ const configure = (home: string) =>
     },
   }))
 
-/** `run --continue` until the provider has the request, in ms; the run is then answered and awaited. */
+/**
+ * `run --continue` until the provider has the request, in ms; the run is then answered and awaited.
+ * `--model`: a continued session keeps the route its last request used (the template's scripted one).
+ */
 const continueOnce = async (home: string, cwd: string): Promise<number> => {
   server.enqueue({ blocks: [{ type: "text", text: "Short answer." }] })
   const before = server.requests().length
   const start = performance.now()
-  const child = spawn(process.execPath, [BIN, "run", "--continue", "go on"], {
+  const child = spawn(process.execPath, [BIN, "run", "--continue", "--model", "local/small", "go on"], {
     cwd,
     env: env(home, { LOCAL_BENCH_KEY: "sk-bench-0123456789" }),
     stdio: ["ignore", "ignore", "pipe"],
