@@ -96,6 +96,30 @@ describe("the log of a text turn", () => {
     }))
 })
 
+describe("the log of a long answer", () => {
+  it.scoped("a 300 KB answer of 3,000 deltas is stored in its batches and its message, its block-end referring back across batches", () =>
+    Effect.gen(function*() {
+      const deltas = Array.from({ length: 3000 }, (_, i) => `w${i} `.padEnd(100, "x"))
+      const h = yield* setup([[...C.text(0, ...deltas), C.usage(1200, 3000), C.stop(ENVELOPE)]])
+      const bytes = yield* turnBytes(h)
+      // The text twice (the deltas, the message) and the envelopes: 914,433 bytes when the block-end repeated it.
+      expect(bytes).toBeLessThanOrEqual(615_000)
+      const events = yield* h.events()
+      const batches = events.filter((e) => e.type === "assistant/chunks")
+      expect(batches).toHaveLength(6)
+      const last = batches[batches.length - 1]!
+      expect(last.type === "assistant/chunks" ? last.data.entries.map((e) => e.type).slice(-4) : []).toStrictEqual([
+        "text-deltas",
+        "block-end-streamed",
+        "usage",
+        "finish",
+      ])
+      expect(chunksOf(events).filter((c) => c.type === "block-end")).toStrictEqual([
+        { type: "block-end", index: 0, block: { type: "text", text: deltas.join("") } },
+      ])
+    }))
+})
+
 describe("batches and flushes", () => {
   it.scoped("everything streamed before a request is on disk when the request starts", () =>
     Effect.gen(function*() {
@@ -110,7 +134,7 @@ describe("batches and flushes", () => {
         stream: (request) =>
           Stream.unwrap(Effect.sync(() => {
             const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n").slice(1)
-            seen.push(lines.flatMap((line) => SessionLog.chunksOf(JSON.parse(line))))
+            seen.push(SessionLog.chunksIn(lines.map((line) => JSON.parse(line))))
             return scripted.adapter.stream(request)
           })),
       }

@@ -50,8 +50,8 @@ export const resolve = (text: string) =>
 export const latestIn = (cwd: string, command: string) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const listed = yield* Effect.mapError(store.list(), toCommandError)
-    const latest = listed.sessions.find((s) => s.cwd === cwd)
+    const listed = yield* Effect.mapError(store.list({ cwd }), toCommandError)
+    const latest = listed.sessions[0]
     if (latest === undefined) {
       return yield* new CommandFailed({ message: `no session in ${cwd} to ${command}; name one: turnlog ${command} <id> (list them with: turnlog sessions)` })
     }

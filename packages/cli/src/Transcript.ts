@@ -7,7 +7,7 @@
  * are in `TranscriptText.ts`.
  */
 import { Assembler } from "@turnlog/assembler"
-import { type ContentBlock, type Failure, SessionLog } from "@turnlog/protocol"
+import { ChunkBatch, type ContentBlock, type Failure, SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"
 
 export type Item =
@@ -89,6 +89,8 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
   let open = false
   // The attempt in progress, folded from its chunks until it becomes a message.
   let attempt: Assembler.State | undefined
+  // The attempt's batches so far, for a block-end that refers back to them.
+  let batches = new ChunkBatch.Tracker()
   let dropped: Array<string> = []
   // A summary request's answer is the compaction's summary, shown with it, not as the assistant speaking.
   let summaryRequest = false
@@ -117,6 +119,7 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
         break
       case "request/start":
         attempt = Assembler.initial
+        batches = new ChunkBatch.Tracker()
         summaryRequest = event.data.purpose === "compaction"
         if (event.data.system !== undefined && event.data.system.hash !== system) {
           system = event.data.system.hash
@@ -149,7 +152,7 @@ export const fromSession = (session: SessionStore.LoadedSession, systemBefore?: 
       case "assistant/chunk":
       case "assistant/chunks":
         if (attempt !== undefined) {
-          for (const chunk of SessionLog.chunksOf(event)) attempt = Assembler.step(attempt, chunk)
+          for (const chunk of SessionLog.chunksOf(event, batches)) attempt = Assembler.step(attempt, chunk)
         }
         break
       case "assistant/message": {

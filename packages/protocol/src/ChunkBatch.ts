@@ -14,7 +14,14 @@
  *   with the same `id` and the same `name` (or none) as one entry: their
  *   argument deltas joined, and the length of each;
  * - a `block-end` whose block is exactly what the batch's chunks of its index
- *   assemble to (see `internal/BatchTracker.ts`) as a back-reference without the block.
+ *   assemble to (see `internal/BatchTracker.ts`) as a back-reference without the block;
+ * - (version 3) a `block-end` whose block started in an earlier batch of the
+ *   same request, and is exactly what the request's chunks of its index
+ *   assemble to, as a `block-end-streamed` back-reference: a long answer
+ *   streamed over several batches is not stored again in its block-end. Such a
+ *   batch is encoded and decoded with the `Tracker` of its request carried
+ *   over from the request's earlier batches (`encode(chunks, carried)`,
+ *   `decode(entries, carried)`); without them it cannot be decoded, and says so.
  *
  * `decode(encode(chunks))` gives back exactly `chunks`; a property test holds
  * it for any chunk sequence, matching or not. A back-reference that names
@@ -23,6 +30,8 @@
 import { Either, Schema } from "effect"
 import type { BlockType } from "./Content.js"
 import { sameBlock, Tracker } from "./internal/BatchTracker.js"
+
+export { Tracker }
 import { StreamChunk } from "./StreamChunk.js"
 
 const Index = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
@@ -47,7 +56,10 @@ export const ToolCallDeltas = Schema.Struct({
 /** A `block-end` whose block is the one its index assembled in this batch. */
 export const BlockEndAssembled = Schema.Struct({ type: Schema.Literal("block-end-assembled"), index: Index })
 
-export const Entry = Schema.Union(StreamChunk, TextDeltas, ReasoningDeltas, ToolCallDeltas, BlockEndAssembled)
+/** A `block-end` whose block is the one its index assembled over this request's batches (version 3). */
+export const BlockEndStreamed = Schema.Struct({ type: Schema.Literal("block-end-streamed"), index: Index })
+
+export const Entry = Schema.Union(StreamChunk, TextDeltas, ReasoningDeltas, ToolCallDeltas, BlockEndAssembled, BlockEndStreamed)
 export type Entry = typeof Entry.Type
 
 type Delta = Extract<StreamChunk, { readonly type: "text-delta" | "reasoning-delta" | "tool-call-delta" }>
@@ -105,9 +117,15 @@ const total = (lengths: ReadonlyArray<number>): number => {
   return sum
 }
 
-/** The entries that store `chunks`. */
-export const encode = (chunks: ReadonlyArray<StreamChunk>): Array<Entry> => {
-  const tracker = new Tracker()
+/**
+ * The entries that store `chunks`. `carried`: the tracker of the request's
+ * earlier batches (version 3), which this batch's chunks advance; without it
+ * the batch stands alone (version 2).
+ */
+export const encode = (chunks: ReadonlyArray<StreamChunk>, carried?: Tracker): Array<Entry> => {
+  const tracker = carried ?? new Tracker()
+  // The indexes whose block started in this batch: their ends are `block-end-assembled`.
+  const started = new Set<number>()
   const entries: Array<Entry> = []
   let i = 0
   while (i < chunks.length) {
@@ -124,11 +142,14 @@ export const encode = (chunks: ReadonlyArray<StreamChunk>): Array<Entry> => {
     if (chunk.type === "block-end") {
       const assembled = tracker.assembled(chunk.index)
       entries.push(
-        assembled !== undefined && sameBlock(chunk.block, assembled)
+        assembled === undefined || !sameBlock(chunk.block, assembled)
+          ? chunk
+          : started.has(chunk.index)
           ? { type: "block-end-assembled", index: chunk.index }
-          : chunk,
+          : { type: "block-end-streamed", index: chunk.index },
       )
     } else {
+      if (chunk.type === "block-start") started.add(chunk.index)
       entries.push(chunk)
     }
     tracker.observe(chunk)
@@ -141,13 +162,25 @@ export const encode = (chunks: ReadonlyArray<StreamChunk>): Array<Entry> => {
 export const unresolved = (entry: number, index: number): string =>
   `entry ${entry} is a block-end-assembled of index ${index}, but no block of that index is assembled there`
 
+/** Why a batch cannot be decoded: a back-reference at `entry` to a block no earlier batch of the request started. */
+export const unstreamed = (entry: number, index: number): string =>
+  `entry ${entry} is a block-end-streamed of index ${index}, but no earlier batch of its request started a block of that index`
+
+/** Why a batch cannot be decoded: a back-reference across batches at `entry` to a block this batch started. */
+export const streamedHere = (entry: number, index: number): string =>
+  `entry ${entry} is a block-end-streamed of index ${index}, but that block started in the same batch`
+
 /** Why a batch cannot be decoded: a run at `entry` whose lengths do not cut its text exactly. */
 export const miscut = (entry: number, length: number, sum: number): string =>
   `entry ${entry} is a run of ${length} characters whose delta lengths add up to ${sum}`
 
-/** The chunks a batch stores, or why it is damaged. */
-export const decode = (entries: ReadonlyArray<Entry>): Either.Either<Array<StreamChunk>, string> => {
-  const tracker = new Tracker()
+/**
+ * The chunks a batch stores, or why it is damaged. `carried`: the tracker of
+ * the request's earlier batches (see `encode`), advanced by this batch only
+ * when it decodes.
+ */
+export const decode = (entries: ReadonlyArray<Entry>, carried?: Tracker): Either.Either<Array<StreamChunk>, string> => {
+  const tracker = carried === undefined ? new Tracker() : carried.clone()
   const chunks: Array<StreamChunk> = []
   const put = (chunk: StreamChunk) => {
     tracker.observe(chunk)
@@ -182,10 +215,17 @@ export const decode = (entries: ReadonlyArray<Entry>): Either.Either<Array<Strea
         put({ type: "block-end", index: entry.index, block })
         break
       }
+      case "block-end-streamed": {
+        const block = tracker.assembled(entry.index)
+        if (block === undefined) return Either.left(unstreamed(e, entry.index))
+        put({ type: "block-end", index: entry.index, block })
+        break
+      }
       default:
         put(entry)
     }
   }
+  carried?.adopt(tracker)
   return Either.right(chunks)
 }
 
@@ -237,6 +277,10 @@ export const firstDamage = (entries: ReadonlyArray<Entry>): string | undefined =
         open.delete(entry.index)
         break
       }
+      case "block-end-streamed":
+        // What it names is in earlier batches: `decode` with their tracker (and `doctor`) resolves it.
+        if (open.has(entry.index)) return streamedHere(e, entry.index)
+        break
       default:
         break
     }

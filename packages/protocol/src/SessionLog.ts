@@ -7,11 +7,15 @@
  * Versions. 1: each raw chunk is its own `assistant/chunk` event. 2: a
  * request's raw chunks are written as batches (`assistant/chunks`, see
  * `ChunkBatch`), a batch closed before any other event and before every
- * flush. This build reads both, and keeps writing a session in the version
- * its header names (a version-1 session stays readable by the build that
- * made it); new sessions are version 2. A header of a later version is
- * refused as written by a newer build. Readers take a raw chunk event's
- * chunks through `chunksOf`, whichever form it has.
+ * flush. 3: a block that streamed over several batches of one request ends
+ * in a `block-end-streamed` back-reference instead of its whole text again
+ * (see `ChunkBatch`): a batch is decoded with the tracker of its request's
+ * earlier batches. This build reads all three, and keeps writing a session
+ * in the version its header names (an older session stays readable by the
+ * build that made it); new sessions are version 3. A header of a later
+ * version is refused as written by a newer build. Readers take a raw chunk
+ * event's chunks through `chunksOf`, whichever form it has, carrying a
+ * request's `ChunkBatch.Tracker` from its `request/start` on (`RequestChunks`).
  */
 import { Either, Schema } from "effect"
 import * as ChunkBatch from "./ChunkBatch.js"
@@ -22,7 +26,10 @@ import { StreamChunk } from "./StreamChunk.js"
 import { Usage } from "./Usage.js"
 
 /** The log format version this build reads and writes. */
-export const LOG_VERSION = 2
+export const LOG_VERSION = 3
+
+/** The first version whose batches may end a block streamed over several of them by reference. */
+export const STREAMED_END_VERSION = 3
 
 /** The version whose sessions log each raw chunk as its own `assistant/chunk` event. */
 export const UNBATCHED_VERSION = 1
@@ -263,25 +270,72 @@ export type RawChunkEvent = EventOf<"assistant/chunk"> | EventOf<"assistant/chun
 
 /**
  * The raw chunks an event carries, in order, whatever its form: none for an
- * event that is not a raw chunk event. A batch's back-references are checked
- * when it is decoded, so a batch read from a log always decodes; one built by
- * hand that does not is a defect of its maker.
+ * event that is not a raw chunk event. `carried`: the tracker of the
+ * request's earlier batches (see `RequestChunks`), needed by a batch that
+ * ends a block by `block-end-streamed`; it is advanced by the batch. A
+ * batch's own back-references are checked when it is decoded, so a batch
+ * read from a log decodes; one that names what no earlier batch holds fails
+ * with why.
  */
-export const chunksOf = (event: SessionEvent): ReadonlyArray<StreamChunk> => {
+export const chunksOf = (event: SessionEvent, carried?: ChunkBatch.Tracker): ReadonlyArray<StreamChunk> => {
   switch (event.type) {
     case "assistant/chunk":
       return [event.data.chunk]
     case "assistant/chunks":
-      return Either.getOrThrowWith(ChunkBatch.decode(event.data.entries), (reason) => new Error(reason))
+      return Either.getOrThrowWith(
+        ChunkBatch.decode(event.data.entries, carried),
+        (reason) => new Error(`event ${event.seq}: ${reason}`),
+      )
     default:
       return []
   }
 }
 
-/** The event that logs a batch of raw chunks (version 2). */
-export const batchOf = (chunks: ReadonlyArray<StreamChunk>): Omit<EventOf<"assistant/chunks">, "seq" | "time"> => ({
+/**
+ * Raw chunks of a log read in order: each request's batches are decoded with
+ * the tracker carried from its `request/start`, so a `block-end-streamed`
+ * resolves. `next` fails with the seq and the entry of a reference that does
+ * not resolve (a batch missing or damaged): never a silent empty text.
+ */
+export class RequestChunks {
+  private tracker = new ChunkBatch.Tracker()
+
+  next(event: SessionEvent): Either.Either<ReadonlyArray<StreamChunk>, string> {
+    switch (event.type) {
+      case "request/start":
+        this.tracker = new ChunkBatch.Tracker()
+        return Either.right([])
+      case "assistant/chunk":
+        this.tracker.observe(event.data.chunk)
+        return Either.right([event.data.chunk])
+      case "assistant/chunks":
+        return Either.mapLeft(ChunkBatch.decode(event.data.entries, this.tracker), (reason) => `event ${event.seq}: ${reason}`)
+      default:
+        return Either.right([])
+    }
+  }
+}
+
+/** Every raw chunk among `events` (a log's events in order), each request's batches decoded together. */
+export const chunksIn = (events: Iterable<SessionEvent>): Array<StreamChunk> => {
+  const reader = new RequestChunks()
+  const out: Array<StreamChunk> = []
+  for (const event of events) {
+    for (const chunk of Either.getOrThrowWith(reader.next(event), (reason) => new Error(reason))) out.push(chunk)
+  }
+  return out
+}
+
+/**
+ * The event that logs a batch of raw chunks (version 2 without `carried`;
+ * version 3 with the tracker of the request's earlier batches, which it advances).
+ */
+export const batchOf = (
+  chunks: ReadonlyArray<StreamChunk>,
+  carried?: ChunkBatch.Tracker,
+): Omit<EventOf<"assistant/chunks">, "seq" | "time"> => ({
   type: "assistant/chunks",
-  data: { entries: ChunkBatch.encode(chunks) },
+  data: { entries: ChunkBatch.encode(chunks, carried) },
 })
 
 /** Gives events their place: contiguous seq from `nextSeq`, one timestamp. */

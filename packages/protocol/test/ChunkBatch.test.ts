@@ -156,3 +156,55 @@ describe("ChunkBatch", () => {
     expect(SessionLog.chunksOf({ seq: 2, time: "t", type: "turn/start", data: {} })).toEqual([])
   })
 })
+
+describe("ChunkBatch across a request's batches (version 3)", () => {
+  const request = { seq: 1, time: "t", type: "request/start" as const, data: { provider: "p", model: "m" } }
+  /** `cs` cut before each of `cuts` (sorted, deduplicated), each piece one batch event from seq 2, encoded with the request's tracker. */
+  const batches = (cs: ReadonlyArray<StreamChunk>, cuts: ReadonlyArray<number>) => {
+    const at = [...new Set(cuts.map((c) => c % (cs.length + 1)))].sort((a, b) => a - b).filter((c) => c > 0 && c < cs.length)
+    const pieces = [0, ...at].map((from, i) => cs.slice(from, [...at, cs.length][i]))
+    const tracker = new ChunkBatch.Tracker()
+    return pieces.map((piece, i): SessionLog.SessionEvent => ({ seq: 2 + i, time: "t", ...SessionLog.batchOf(piece, tracker) }))
+  }
+
+  it.prop("gives back exactly the chunks however they are cut into batches", [chunks, fc.array(fc.nat({ max: 50 }), { maxLength: 4 })], ([cs, cuts]) => {
+    fc.pre(cs.length > 0)
+    const events = batches(cs, cuts)
+    const stored = JSON.parse(JSON.stringify([request, ...events])) as Array<SessionLog.SessionEvent>
+    for (const event of stored.slice(1)) expect(Either.isRight(SessionLog.decodeEvent(event))).toBe(true)
+    expect(SessionLog.chunksIn(stored)).toEqual(cs)
+  }, RUNS)
+
+  const long: Array<StreamChunk> = [
+    { type: "block-start", index: 0, blockType: "text" },
+    { type: "text-delta", index: 0, text: "Hello" },
+    { type: "text-delta", index: 0, text: " wide" },
+    { type: "text-delta", index: 0, text: " world" },
+    { type: "block-end", index: 0, block: { type: "text", text: "Hello wide world" } },
+    { type: "finish", reason: { kind: "stop" } },
+  ]
+
+  it("ends a block that started in an earlier batch by reference, not with its text again", () => {
+    const events = batches(long, [2, 4])
+    expect(events.map((e) => JSON.stringify(e.type === "assistant/chunks" ? e.data.entries : []))).toEqual([
+      `[{"type":"block-start","index":0,"blockType":"text"},{"type":"text-delta","index":0,"text":"Hello"}]`,
+      `[{"type":"text-deltas","index":0,"text":" wide world","lengths":[5,6]}]`,
+      `[{"type":"block-end-streamed","index":0},{"type":"finish","reason":{"kind":"stop"}}]`,
+    ])
+    // Without a carried tracker (version 2) a batch stands alone: the block is written whole.
+    expect(ChunkBatch.encode(long.slice(4))[0]).toBe(long[4])
+  })
+
+  it("a batch whose earlier batches are missing or damaged fails naming its seq and entry, never an empty text", () => {
+    const [first, second, third] = batches(long, [2, 4])
+    expect(() => SessionLog.chunksIn([request, second!, third!])).toThrow(
+      "event 4: entry 0 is a block-end-streamed of index 0, but no earlier batch of its request started a block of that index",
+    )
+    // A new request starts afresh: the earlier request's open block is not this one's.
+    expect(() => SessionLog.chunksIn([request, first!, second!, { ...request, seq: 5 }, { ...third!, seq: 6 }])).toThrow("event 6: entry 0")
+    // Within one batch the reference is the batch's own, never across.
+    const here = [{ type: "block-start", index: 0, blockType: "text" }, { type: "block-end-streamed", index: 0 }]
+    expect(Either.isLeft(SessionLog.decodeEvent({ seq: 2, time: "t", type: "assistant/chunks", data: { entries: here } }))).toBe(true)
+    expect(ChunkBatch.firstDamage(here as Array<ChunkBatch.Entry>)).toBe("entry 1 is a block-end-streamed of index 0, but that block started in the same batch")
+  })
+})

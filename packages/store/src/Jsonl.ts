@@ -11,11 +11,11 @@
  * and a log only when its entry is missing or does not match it; the lease
  * holder rewrites a session's entry after each write.
  */
-import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { isSessionId, type SessionId, sessionIdProblem, type SessionLog } from "@turnlog/protocol"
 import { type Backend, makeCore, type Writer } from "./internal/Core.js"
+import { isRawChunk } from "./internal/EventLine.js"
 import { type FileIo, nodeIo } from "./internal/FileIo.js"
 import { acquire, liveHolder } from "./internal/FileLease.js"
 import {
@@ -30,6 +30,7 @@ import {
   removeLeftovers,
 } from "./internal/JsonlFile.js"
 import {
+  type Entry,
   entryFile,
   entryOf,
   EntryWriter,
@@ -41,12 +42,12 @@ import {
   writeEntry,
 } from "./internal/JsonlIndex.js"
 import { removeLog } from "./internal/JsonlRemove.js"
-import { openForRead, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
+import { openForRead, type Scan, scanLog, summarizeOpen } from "./internal/JsonlScan.js"
 import { type Position, readPage, START } from "./internal/JsonlTail.js"
 import { POLL } from "./internal/Streaming.js"
 import { SessionStore, type SessionSummary, type Unreadable } from "./SessionStore.js"
 import { SessionCorrupt, SessionLocked, SessionNotFound, type StoreError, StoreIOError } from "./StoreError.js"
-import { SummaryBuilder, type Tally } from "./Summary.js"
+import { byRecency, SummaryBuilder, type Tally } from "./Summary.js"
 
 export interface JsonlOptions {
   /** `$TURNLOG_HOME`: logs go to `<home>/sessions`. */
@@ -58,6 +59,9 @@ export interface JsonlOptions {
 /** Runs synchronous file work, mapping what the operating system throws once. */
 const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, StoreIOError> =>
   Effect.try({ try: f, catch: (cause) => new StoreIOError({ path, operation, cause }) })
+
+/** A log `list` read in full, kept for `open`: its scan, the stamp it was read at, its summary. */
+type Kept = Scan & { readonly id: string; readonly stamp: Stamp; readonly summary: SessionSummary }
 
 /** Events per page of a streaming read. */
 const PAGE = 500
@@ -94,11 +98,33 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       isSessionId(id) ? Effect.succeed(fileOf(id)) : Effect.fail(new SessionNotFound({ sessionId: id }))
 
     /**
+     * What `list` read in full of the latest session of the directory it was
+     * asked about: `open` of that session uses it while the log is exactly
+     * as it was read (its stamp, taken under the lease), so choosing and
+     * opening a session read its log once.
+     */
+    let kept: Kept | undefined
+
+    /** Records the entry of a log read in full, making the index if it is gone: a cache, so a failure is not reported. */
+    const rebuild = (entry: Entry): void => {
+      try {
+        if (!indexMade) {
+          io.mkdirSync(indexDir, { recursive: true })
+          indexMade = true
+        }
+        writeEntry(io, indexDir, entry)
+      } catch {
+        // The next `list` reads the log again.
+      }
+    }
+
+    /**
      * A log's summary from its index entry when the entry matches the log
      * exactly, else from the log itself (then recorded, when the log read
-     * whole and unchanged while it was read, for the next `list`).
+     * whole and unchanged while it was read, for the next `list`). A log of
+     * directory `cwd` that is read is kept (see `kept`) when it is the latest so far.
      */
-    const summaryFromIndex = (file: string, id: string): Either.Either<SessionSummary | undefined, StoreError> => {
+    const summaryFromIndex = (file: string, id: string, cwd?: string): Either.Either<SessionSummary | undefined, StoreError> => {
       const opened = openForRead(io, file)
       if (Either.isLeft(opened)) return Either.left(opened.left)
       const fd = opened.right
@@ -107,19 +133,52 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
         const before = stampOf(fd)
         const entry = readEntry(indexDir, id)
         if (entry !== undefined && sameStamp(entry.log, before)) return Either.right(summaryOf(entry))
-        return Either.map(summarizeOpen(io, fd, file, id), (found) => {
-          // Only a writer makes the index: a reader only keeps one up to date.
-          if (!found.torn && sameStamp(before, stampOf(fd)) && existsSync(indexDir)) {
-            try {
-              writeEntry(io, indexDir, entryOf(found.header, found.tally, before))
-            } catch {
-              // A cache: the next `list` reads the log again.
+        // What `open` needs of the log: every event but the raw chunks of completed steps.
+        const events: Array<SessionLog.SessionEvent> = []
+        let chunks: Array<SessionLog.SessionEvent> = []
+        const gather = (event: SessionLog.SessionEvent) => {
+          if (isRawChunk(event.type)) return void chunks.push(event)
+          if (chunks.length > 0) chunks = []
+          events.push(event)
+        }
+        return Either.map(
+          summarizeOpen(io, fd, file, id, (header) => (cwd !== undefined && header.cwd === cwd ? gather : undefined)),
+          (found) => {
+            const unchanged = sameStamp(before, stampOf(fd))
+            if (found.torn === undefined && unchanged) rebuild(entryOf(found.header, found.tally, before))
+            if (
+              unchanged && found.summary !== undefined && found.header.cwd === cwd &&
+              (kept === undefined || byRecency(found.summary, kept.summary) < 0)
+            ) {
+              kept = {
+                id,
+                stamp: before,
+                summary: found.summary,
+                header: found.header,
+                events: chunks.length > 0 ? events.concat(chunks) : events,
+                size: found.size,
+                ...(found.torn !== undefined ? { torn: found.torn } : {}),
+              }
             }
-          }
-          return found.summary
-        })
+            return found.summary
+          },
+        )
       } finally {
         io.closeSync(fd)
+      }
+    }
+
+    /** The scan `list` kept of session `id` (see `kept`), if the log is still exactly as it was read; it is used once. */
+    const takeKept = (file: string, id: string): Scan | undefined => {
+      const scan = kept
+      if (scan === undefined || scan.id !== id) return undefined
+      kept = undefined
+      const opened = openForRead(io, file)
+      if (Either.isLeft(opened) || opened.right === undefined) return undefined
+      try {
+        return sameStamp(scan.stamp, stampOf(opened.right)) ? scan : undefined
+      } finally {
+        io.closeSync(opened.right)
       }
     }
 
@@ -217,7 +276,9 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
         Effect.gen(function*() {
           const file = yield* checked(id)
           // Opening for writing needs no completed step's raw chunks (see `SessionStore.open`).
-          const scan = yield* Effect.flatten(attempt(file, "read", () => scanLog(io, file, id, repair)))
+          // A log `list` just read for this `open` (under the lease now, unchanged since) is not read again.
+          const scan = (repair ? yield* attempt(file, "read", () => takeKept(file, id)) : undefined) ??
+            (yield* Effect.flatten(attempt(file, "read", () => scanLog(io, file, id, repair))))
           if (repair) {
             // What a writer of this session will append after (the torn tail cut), and its summary so far.
             scanned.set(id, scan.size)
@@ -272,9 +333,10 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
         leftovers: (id, torn) => Effect.flatMap(checked(id), (file) => attempt(file, "look beside", () => leftoversOf(io, file, torn))),
       },
 
-      list: () =>
+      list: (options) =>
         Effect.gen(function*() {
           const names = yield* attempt(dir, "list", () => io.readdirSync(dir))
+          kept = undefined
           const sessions: Array<SessionSummary> = []
           const unreadable: Array<Unreadable> = []
           for (const name of names) {
@@ -294,12 +356,17 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               })
               continue
             }
-            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summaryFromIndex(join(dir, name), id))).pipe(
+            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summaryFromIndex(join(dir, name), id, options?.cwd))).pipe(
               // Removed between the listing and the read: not a session any more.
               Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
               Effect.catchAll((error) => Effect.sync(() => void unreadable.push({ id, error }))),
             )
             if (summary !== undefined) sessions.push(summary)
+          }
+          // Kept only if it is the one a caller choosing the latest of its directory opens.
+          const read = kept as Kept | undefined
+          if (read !== undefined && sessions.filter((s) => s.cwd === options?.cwd).sort(byRecency)[0]?.id !== read.id) {
+            kept = undefined
           }
           return { sessions, unreadable }
         }),

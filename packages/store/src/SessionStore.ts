@@ -42,6 +42,11 @@ export interface SessionList {
   readonly unreadable: ReadonlyArray<Unreadable>
 }
 
+export interface ListOptions {
+  /** Only the sessions whose working directory is this one. */
+  readonly cwd?: string
+}
+
 /** What loading had to repair or found, reported to the user. */
 export interface Recovery {
   /**
@@ -133,9 +138,12 @@ export interface Service {
    * The stored sessions that have events, most recently updated first, and the
    * ones that cannot be read (a damaged header, a newer version), each with
    * why: one bad session never hides the others. Fails only when the sessions
-   * cannot be listed at all.
+   * cannot be listed at all. With `cwd`, only the sessions of that directory
+   * are listed (the unreadable ones all are: a damaged log may not say whose
+   * it is); the JSONL store then keeps what it had to read of the latest of
+   * them, so a following `open` of it (`run --continue`) does not read it again.
    */
-  readonly list: () => Effect.Effect<SessionList, StoreError>
+  readonly list: (options?: ListOptions) => Effect.Effect<SessionList, StoreError>
   /**
    * The header of a stored session (read without the events; no lease).
    */

@@ -1,7 +1,7 @@
 // The JSONL index of sessions (`<home>/index/<id>.json`): written by the lease
 // holder after each write, read by `list` only while it matches the log
 // exactly. Deleted, stale or forged entries never change what `list` says:
-// the log is read instead, and the entry rewritten. And `open`, which reads
+// the log is read instead, and the entry rewritten (the index made again if it is gone). And `open`, which reads
 // completed steps' raw chunks for framing only: it returns what continuing
 // needs, and still refuses a damaged chunk line by file and line.
 import { describe, expect, it } from "@effect/vitest"
@@ -152,13 +152,14 @@ describe("jsonl index of sessions", () => {
       })
     ))
 
-  it.effect("a reader writes no index where a writer made none, and nothing beside a damaged log", () =>
+  it.effect("a reader makes a deleted index again, with the entries of the logs it read", () =>
     withHome((home, h) =>
       Effect.gen(function*() {
         const id = yield* twoTurns(h)
         rmSync(join(home, "index"), { recursive: true })
         expect((yield* listed(h)).sessions).toStrictEqual([[id, 2, "first question", chunkEvent(1).time]])
-        expect(existsSync(join(home, "index"))).toBe(false)
+        expect(existsSync(join(home, "index"))).toBe(true)
+        expect(entryOf(home, id)).toMatchObject({ turns: 2, lastSeq: 13 })
       })
     ))
 })

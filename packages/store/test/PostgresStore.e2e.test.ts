@@ -93,12 +93,12 @@ describePostgres("postgres: schema, versions and refusals", () => {
     withSchema((h, schema, where) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
-        yield* admin(`UPDATE ${schema}.sessions SET version = 3`)
+        yield* admin(`UPDATE ${schema}.sessions SET version = 4`)
         expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({
           _tag: "UnsupportedVersion",
           file: where,
-          found: 3,
-          supported: 2,
+          found: 4,
+          supported: 3,
         })
         const listed = yield* withStore(h, (store) => store.list())
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])

@@ -10,12 +10,16 @@
  * before any other event, before every flush, every `BATCH_LIMIT` chunks, and
  * when the turn ends however it ends (`close`). So everything streamed before
  * a request is flushed before it starts, as when each chunk was its own event,
- * and a crash loses at most what was not flushed. A version-1 session keeps
+ * and a crash loses at most what was not flushed. In a version-3 session a
+ * block that streamed over several batches of a request ends by reference to
+ * them (`block-end-streamed`), not with its whole text again: the writer
+ * carries the request's tracker from batch to batch, advanced only by a batch
+ * the store took. A version-2 session's batches stand alone. A version-1 session keeps
  * one `assistant/chunk` event per chunk, so the build that made it still
  * reads it.
  */
 import { Chunk, Effect, Ref } from "effect"
-import { type Route, type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
+import { ChunkBatch, type Route, type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
 import type { SessionStore, StoreError } from "@turnlog/store"
 
 /** What the log holds so far, as far as the next write and the next request need it. */
@@ -71,9 +75,14 @@ export interface Writer {
   readonly close: Effect.Effect<void, StoreError.StoreError>
 }
 
+const startsRequest = (inputs: ReadonlyArray<SessionLog.EventInput>) => inputs.some((input) => input.type === "request/start")
+
 export const writer = (store: SessionStore.Service, journal: Journal): Writer => {
   const batched = journal.version > SessionLog.UNBATCHED_VERSION
+  const streamedEnds = journal.version >= SessionLog.STREAMED_END_VERSION
   let held: Array<StreamChunk> = []
+  // What the request's batches so far assemble (version 3): a new request starts a new one.
+  let request = new ChunkBatch.Tracker()
 
   const append = (inputs: ReadonlyArray<SessionLog.EventInput>) =>
     Effect.flatMap(Ref.get(journal.written), ({ nextSeq }) => {
@@ -90,11 +99,21 @@ export const writer = (store: SessionStore.Service, journal: Journal): Writer =>
 
   /** The held chunks as the batch that goes before `inputs`; they stay held until the store took them. */
   const withBatch = (inputs: ReadonlyArray<SessionLog.EventInput>) => {
-    if (held.length === 0) return inputs.length === 0 ? Effect.void : append(inputs)
+    if (held.length === 0) {
+      if (inputs.length === 0) return Effect.void
+      return Effect.tap(append(inputs), () =>
+        Effect.sync(() => {
+          if (startsRequest(inputs)) request = new ChunkBatch.Tracker()
+        }))
+    }
     const batch = held
-    return Effect.tap(append([SessionLog.batchOf(batch), ...inputs]), () =>
+    // Advanced on a copy: a write the store refused is encoded again from the same state.
+    const next = streamedEnds ? request.clone() : undefined
+    return Effect.tap(append([SessionLog.batchOf(batch, next), ...inputs]), () =>
       Effect.sync(() => {
         held = held.length === batch.length ? [] : held.slice(batch.length)
+        if (next !== undefined) request = next
+        if (startsRequest(inputs)) request = new ChunkBatch.Tracker()
       }))
   }
 

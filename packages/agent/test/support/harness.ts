@@ -175,6 +175,6 @@ export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<s
 }
 
 export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
-  events.flatMap(SessionLog.chunksOf)
+  SessionLog.chunksIn(events)
 
 export const updateTypes = (updates: ReadonlyArray<AgentLoop.AgentUpdate>) => updates.map((u) => u.type)

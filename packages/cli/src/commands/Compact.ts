@@ -32,7 +32,7 @@ export const outcome = (id: SessionId, done: AgentLoop.Compacted): string =>
 const latestHere = Effect.gen(function*() {
   const store = yield* SessionStore.SessionStore
   const cwd = process.cwd()
-  const latest = (yield* store.list()).sessions.find((s) => s.cwd === cwd)
+  const latest = (yield* store.list({ cwd })).sessions[0]
   if (latest === undefined) return yield* new CommandFailed({ message: `no session to compact in ${cwd}` })
   return latest.id
 })

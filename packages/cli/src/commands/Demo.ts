@@ -101,7 +101,7 @@ const program = (workspace: string, diagnostics: Ref.Ref<ReadonlyArray<Diagnosti
     yield* section(`Session ${id}: a response cut off at the output limit while calling a tool`)
     const first = yield* turn(id, DemoScript.PROMPTS.cutOff)
     const turn1 = eventsOfLastTurn((yield* store.read(id)).events)
-    const chunks1 = turn1.flatMap(SessionLog.chunksOf)
+    const chunks1 = SessionLog.chunksIn(turn1)
     const finish = chunks1.flatMap((c) => (c.type === "finish" ? [c] : []))[0]
     const stored = turn1.flatMap((e) => (e.type === "assistant/message" ? [e.data.message] : []))[0]
     const streamedCalls = chunks1.filter((c) => c.type === "tool-call-delta")

@@ -76,10 +76,16 @@ const streamed = (store: SessionStore.Service, id: SessionId) =>
     const header = yield* store.header(id)
     const events: Array<SessionLog.SessionEvent> = []
     let count = 0
+    // Each request's batches decoded together: a block-end referring to batches that are not there is damage.
+    const chunks = new SessionLog.RequestChunks()
+    let broken: string | undefined
     yield* Pages.forEach(store.stream(id, 1), (event) => {
       if (!SessionLog.isRawChunk(event.type)) events.push(event)
+      else if (broken === undefined) broken = Either.match(chunks.next(event), { onLeft: (why) => why, onRight: () => undefined })
+      if (event.type === "request/start") chunks.next(event)
       count++
     })
+    if (broken !== undefined) return yield* new CommandFailed({ message: `its raw chunks do not decode: ${broken}` })
     return diagnose({ header, events, recovery }, count)
   })
 

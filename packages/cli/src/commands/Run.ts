@@ -89,7 +89,8 @@ export const openSession = (
       id = yield* SessionIdArg.resolve(options.session.value)
     } else if (options.continue) {
       const cwd = process.cwd()
-      const listed = yield* store.list()
+      // Only this directory's sessions: the store keeps what it read of the latest for the `open` that follows.
+      const listed = yield* store.list({ cwd })
       if (listed.unreadable.length > 0) {
         // Named one by one: the one the user meant to continue may be among them.
         for (const { error, id: unreadable } of listed.unreadable) {

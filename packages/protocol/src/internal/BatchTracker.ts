@@ -1,7 +1,8 @@
 /**
  * What a chunk batch's encoder and decoder both follow to know which block a
- * `block-end-assembled` back-reference names (see `ChunkBatch`): the blocks
- * the batch's own chunks assemble, and exact block equality.
+ * `block-end-assembled` (or, carried over a request's batches,
+ * `block-end-streamed`) back-reference names (see `ChunkBatch`): the blocks
+ * the chunks assemble, and exact block equality.
  */
 import type { AssistantBlock, BlockType } from "../Content.js"
 import type { StreamChunk } from "../StreamChunk.js"
@@ -32,6 +33,19 @@ export class Tracker {
     if (open.blockType !== "tool-call") return { type: open.blockType, text: open.text }
     if (open.id === undefined || open.name === undefined) return undefined
     return { type: "tool-call", id: open.id, name: open.name, arguments: open.text }
+  }
+
+  /** A copy to advance on trial: the original stays as it is until `adopt`. */
+  clone(): Tracker {
+    const copy = new Tracker()
+    for (const [index, open] of this.open) copy.open.set(index, { ...open })
+    return copy
+  }
+
+  /** Takes the state of `other` (a clone advanced over a batch that was kept). */
+  adopt(other: Tracker): void {
+    this.open.clear()
+    for (const [index, open] of other.open) this.open.set(index, open)
   }
 
   observe(chunk: StreamChunk): void {

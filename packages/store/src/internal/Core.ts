@@ -8,7 +8,7 @@ import { Console, Effect, Stream } from "effect"
 import { isSessionId, makeSessionId, type SessionId, sessionIdProblem, SessionLog } from "@turnlog/protocol"
 import { closeOpenTurn, openTurnStart } from "../OpenTurn.js"
 import { byRecency } from "../Summary.js"
-import type { LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
+import type { ListOptions, LoadedSession, Recovery, Service, SessionList, SessionSummary } from "../SessionStore.js"
 import { type Holder, SessionNotFound, type StoreError, StaleWriter, StoreIOError } from "../StoreError.js"
 import { withoutSettledChunks } from "./EventLine.js"
 import { self } from "./Liveness.js"
@@ -54,8 +54,12 @@ export interface Backend {
    * checked as far as integrity needs, not decoded.
    */
   readonly load: (id: SessionId, repair: boolean) => Effect.Effect<Loaded, StoreError>
-  /** Summaries of the stored sessions that have events, in any order, and the ones that cannot be read. */
-  readonly list: () => Effect.Effect<SessionList, StoreError>
+  /**
+   * Summaries of the stored sessions that have events, in any order, and the
+   * ones that cannot be read. `options.cwd` is a hint (the caller filters):
+   * the sessions of that directory are the ones about to be opened.
+   */
+  readonly list: (options?: ListOptions) => Effect.Effect<SessionList, StoreError>
   /** The live process (not this store) holding the session's lease, if any. */
   readonly holderOf?: (id: SessionId) => Effect.Effect<Holder | undefined, StoreError>
   /**
@@ -267,11 +271,13 @@ export const makeCore = (backend: Backend) =>
               : Effect.map(backend.holderOf(id), (holder) => foundBy(loaded, holder)))
         })),
 
-      list: () =>
+      list: (options) =>
         Effect.gen(function*() {
           // Each held session flushed under its own lock (one of them may be released meanwhile).
           for (const id of Array.from(held.keys())) yield* flushOwn(id)
-          const listed = yield* backend.list()
+          const all = yield* backend.list(options)
+          const cwd = options?.cwd
+          const listed = cwd === undefined ? all : { ...all, sessions: all.sessions.filter((s) => s.cwd === cwd) }
           // A turn without an end is in flight where a live process holds the session (this one
           // included). A lease that cannot be read leaves the turn interrupted, as `open` would find it.
           const open = listed.sessions.some((summary) => summary.status !== "idle" && !held.has(summary.id))

@@ -273,25 +273,42 @@ export interface Summarized {
   readonly header: SessionLog.SessionHeader
   readonly summary: SessionSummary | undefined
   readonly tally: Tally
-  readonly torn: boolean
+  readonly torn?: TornTail
+  /** The bytes the log holds without its torn tail (as `Scan.size`). */
+  readonly size: number
 }
 
 /**
  * The `list` summary of a log open for reading (`openForRead`), judged by
  * the very pass `read` makes: a log `read` refuses is refused here with the
  * same reason, and a torn tail (which the next `open` repairs) is left out
- * of the summary as `read` leaves it out.
+ * of the summary as `read` leaves it out. `keep(header)` may return a
+ * callback that is handed every event of the pass as well (what `open`
+ * needs of the log, gathered by the same read).
  */
-export const summarizeOpen = (io: FileIo, fd: number, file: string, id: string): Either.Either<Summarized, StoreError> => {
+export const summarizeOpen = (
+  io: FileIo,
+  fd: number,
+  file: string,
+  id: string,
+  keep?: (header: SessionLog.SessionHeader) => ((event: SessionLog.SessionEvent) => void) | undefined,
+): Either.Either<Summarized, StoreError> => {
   const reader = new LineReader(io, fd)
   return Either.flatMap(readHeader(reader, file, id), (header) => {
     const summary = new SummaryBuilder(header)
+    const kept = keep?.(header)
     return Either.map(
       scanEvents(reader, file, (event) => {
         summary.add(event.type, event.time, event.seq)
         if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
+        kept?.(event)
       }),
-      (damage) => ({ header, summary: summary.result(), tally: summary.tally(), torn: damage !== undefined }),
+      (damage): Summarized => {
+        const found = { header, summary: summary.result(), tally: summary.tally() }
+        if (damage === undefined) return { ...found, size: reader.completeEnd() }
+        const size = io.fstatSync(fd).size
+        return { ...found, torn: { line: damage.line, offset: damage.offset, bytes: size - damage.offset }, size: damage.offset }
+      },
     )
   })
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { hostname } from "node:os"
 import { Chunk, Context, Duration, Effect, Either, Fiber, Layer, Schedule, Stream } from "effect"
-import { SessionId, SessionLog } from "@turnlog/protocol"
+import { ChunkBatch, MessageId, SessionId, SessionLog } from "@turnlog/protocol"
 import {
   TOOL_NOT_STARTED,
   TOOL_NOT_STARTED_CONTENT,
@@ -77,6 +77,54 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
           const plain = loaded.events[3]!
           expect(Object.keys(plain.data)).toStrictEqual(["provider", "model"])
           expect(loaded.recovery).toStrictEqual({})
+        })
+      ))
+
+    it.effect("keeps a block streamed over several batches (version 3) byte for byte: read, open and stream rebuild its chunks and end", () =>
+      run((h) =>
+        Effect.gen(function*() {
+          const text = ["A long ", "answer ", "in three ", "batches."]
+          const tracker = new ChunkBatch.Tracker()
+          const written = stamped(1, [
+            { type: "turn/start", data: {} },
+            userMessage("tell me"),
+            { type: "request/start", data: { provider: "p", model: "m" } },
+            SessionLog.batchOf([{ type: "block-start", index: 0, blockType: "text" }, { type: "text-delta", index: 0, text: text[0]! }], tracker),
+            SessionLog.batchOf([{ type: "text-delta", index: 0, text: text[1]! }, { type: "text-delta", index: 0, text: text[2]! }], tracker),
+            SessionLog.batchOf([
+              { type: "text-delta", index: 0, text: text[3]! },
+              { type: "block-end", index: 0, block: { type: "text", text: text.join("") } },
+              { type: "finish", reason: { kind: "stop" } },
+            ], tracker),
+            {
+              type: "assistant/message",
+              data: {
+                message: { id: MessageId.make("msg_a"), role: "assistant", content: [{ type: "text", text: text.join("") }], source: { kind: "model", provider: "p", model: "m" } },
+                finish: { kind: "stop" },
+              },
+            },
+            { type: "turn/end", data: { reason: "completed" } },
+          ])
+          const last = written[5]!
+          expect(last.type === "assistant/chunks" ? last.data.entries[1] : undefined).toStrictEqual({ type: "block-end-streamed", index: 0 })
+          const id = yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const id = yield* store.create({ cwd: "/work/project" })
+              yield* store.append(id, written)
+              yield* store.flush(id)
+              return id
+            }))
+          const loaded = yield* withStore(h, (store) => store.read(id))
+          expect(loaded.header.version).toBe(3)
+          expect(JSON.stringify(loaded.events)).toBe(JSON.stringify(written))
+          expect(SessionLog.chunksIn(loaded.events).filter((c) => c.type === "block-end")).toStrictEqual([
+            { type: "block-end", index: 0, block: { type: "text", text: "A long answer in three batches." } },
+          ])
+          const streamed = yield* withStore(h, (store) => Stream.runCollect(store.stream(id, 1)))
+          expect(JSON.stringify(Chunk.toReadonlyArray(streamed))).toBe(JSON.stringify(written))
+          // Continuing needs the message, not the settled batches.
+          const opened = yield* withStore(h, (store) => store.open(id))
+          expect(opened.events.map((e) => e.seq)).toStrictEqual([1, 2, 3, 7, 8])
         })
       ))
 
