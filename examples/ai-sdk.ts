@@ -22,7 +22,7 @@ const usage = {
 }
 const replies: Array<Array<LanguageModelV3StreamPart>> = [
   [
-    { type: "tool-call", toolCallId: "call_1", toolName: "weather", input: "{\"city\":\"Oslo\"}" },
+    { type: "tool-call", toolCallId: "call_1", toolName: "weather", input: '{"city":"Oslo"}' },
     { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage },
   ],
   [

@@ -9,7 +9,7 @@ const chunks: ReadonlyArray<StreamChunk> = [
   { type: "text-delta", index: 0, text: "Reading the file." },
   { type: "block-end", index: 0, block: { type: "text", text: "Reading the file." } },
   { type: "block-start", index: 1, blockType: "tool-call" },
-  { type: "tool-call-delta", index: 1, id: "call_1", name: "read_file", argumentsDelta: "{\"path\":\"REA" },
+  { type: "tool-call-delta", index: 1, id: "call_1", name: "read_file", argumentsDelta: '{"path":"REA' },
   {
     type: "finish",
     reason: { kind: "max-tokens" },

@@ -56,7 +56,7 @@ const result = await build({
   sourcemap: true,
   external: external.flatMap((name) => (name.endsWith("/*") ? [name] : [name, `${name}/*`])),
   // Bundled CommonJS calls `require` for Node's own modules: give it one.
-  banner: { js: "import { createRequire as __turnlogCreateRequire } from \"node:module\"; const require = __turnlogCreateRequire(import.meta.url);" },
+  banner: { js: 'import { createRequire as __turnlogCreateRequire } from "node:module"; const require = __turnlogCreateRequire(import.meta.url);' },
   tsconfig: join(cli, "tsconfig.json"),
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],

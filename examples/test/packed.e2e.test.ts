@@ -123,7 +123,9 @@ describe("the packed packages", () => {
     expect(readdirSync(join(work, "tarballs")).sort()).toEqual(packed.map((p) => p.filename).sort())
     for (const p of packed) {
       const paths = p.files.map((file) => file.path)
-      expect(paths, p.name).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map"]))
+      expect(paths, p.name).toEqual(
+        expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map"]),
+      )
       expect(paths.filter((path) => /^(test|bench|build)\/|tsconfig|tsbuildinfo/.test(path)), p.name).toEqual([])
     }
   })
@@ -176,10 +178,16 @@ describe("the packed packages", () => {
     expect(await example("turn")).toEqual({
       updates: ["turn-start", "tool-call", "tool-running", "tool-result", "text-delta", "turn-end completed"],
       events: [
-        "turn/start", "user/message",
-        "request/start", "assistant/chunks", "assistant/message",
-        "tool/call", "tool/result",
-        "request/start", "assistant/chunks", "assistant/message",
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/chunks",
+        "assistant/message",
+        "tool/call",
+        "tool/result",
+        "request/start",
+        "assistant/chunks",
+        "assistant/message",
         "turn/end",
       ],
       file: "hi\n",

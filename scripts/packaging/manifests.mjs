@@ -86,7 +86,25 @@ const importsOf = (dirs) => {
   }
   return found
 }
-const BUILTINS = new Set(["fs", "path", "url", "os", "child_process", "crypto", "events", "stream", "util", "net", "http", "readline", "module", "process", "assert", "worker_threads", "timers"])
+const BUILTINS = new Set([
+  "fs",
+  "path",
+  "url",
+  "os",
+  "child_process",
+  "crypto",
+  "events",
+  "stream",
+  "util",
+  "net",
+  "http",
+  "readline",
+  "module",
+  "process",
+  "assert",
+  "worker_threads",
+  "timers",
+])
 
 const sorted = (object) => Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)))
 const rangeOf = (name, owner) => {

@@ -1,3 +1,4 @@
+// dprint-ignore-file -- the TypeScript plugin (0.96.1) reaches no stable layout for this file; kept as written until AcpServer is split per handler
 /**
  * The Agent Client Protocol server: an editor drives the agent loop over one
  * connection (stdio for `turnlog acp`). Requests are translated to `AgentLoop`

@@ -14,8 +14,7 @@ import { Context, Effect, Layer } from "effect"
 import { Tools } from "@turnlog/agent"
 
 /** The id a client is shown for the `occurrence`-th call with `providerId` (from 1). */
-export const shown = (providerId: string, occurrence: number): string =>
-  occurrence <= 1 ? providerId : `${providerId}#${occurrence}`
+export const shown = (providerId: string, occurrence: number): string => occurrence <= 1 ? providerId : `${providerId}#${occurrence}`
 
 /** Occurrences of each provider id in one session, counted in the order calls are made. */
 export class Counter {

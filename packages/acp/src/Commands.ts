@@ -23,8 +23,7 @@ export const available: acp.SessionUpdate = {
 }
 
 /** A prompt that is exactly `/doctor`. */
-export const isDoctor = (content: ReadonlyArray<TextBlock>): boolean =>
-  content.length === 1 && content[0]!.text.trim() === "/doctor"
+export const isDoctor = (content: ReadonlyArray<TextBlock>): boolean => content.length === 1 && content[0]!.text.trim() === "/doctor"
 
 /**
  * A prompt that is `/compact`, alone or followed by what the summary should

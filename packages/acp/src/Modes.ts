@@ -22,8 +22,7 @@ export const state = (current: SessionLog.Mode): acp.SessionModeState => ({
 })
 
 /** The mode an editor asked for, if it is one. */
-export const parse = (id: unknown): SessionLog.Mode | undefined =>
-  SessionLog.MODES.find((mode) => mode === id)
+export const parse = (id: unknown): SessionLog.Mode | undefined => SessionLog.MODES.find((mode) => mode === id)
 
 export const update = (current: SessionLog.Mode): acp.SessionUpdate => ({
   sessionUpdate: "current_mode_update",

@@ -51,8 +51,7 @@ export interface Service {
 
 export class PermissionBridge extends Context.Tag("@turnlog/acp/PermissionBridge")<PermissionBridge, Service>() {}
 
-const kindOf = (question: PermissionQuestion): acp.ToolKind =>
-  question.kind === "write" ? "edit" : question.kind === "mode" ? "switch_mode" : "execute"
+const kindOf = (question: PermissionQuestion): acp.ToolKind => question.kind === "write" ? "edit" : question.kind === "mode" ? "switch_mode" : "execute"
 
 /** Without the server's description: the question's own words. */
 const plain: Describe = (question) => ({
@@ -121,9 +120,7 @@ export const make = Effect.gen(function*() {
           if (held === undefined) return Effect.succeed(false)
           const standing = held.rules.get(question.tool)
           if (standing !== undefined) return Effect.succeed(standing === "allow")
-          return Effect.tryPromise(() =>
-            held.client.request("session/request_permission", toRequest(question, held.describe))
-          ).pipe(
+          return Effect.tryPromise(() => held.client.request("session/request_permission", toRequest(question, held.describe))).pipe(
             Effect.map((response) => decide(held, question, chosen(question, response))),
             // An editor that cannot answer (gone, or an error reply) has not said yes.
             Effect.catchAll((error) =>
@@ -153,8 +150,7 @@ export const make = Effect.gen(function*() {
         next.delete(sessionId)
         return next
       }),
-    takeNewRules: (sessionId) =>
-      Effect.map(Ref.get(clients), (all) => all.get(sessionId)?.unsaved.splice(0) ?? []),
+    takeNewRules: (sessionId) => Effect.map(Ref.get(clients), (all) => all.get(sessionId)?.unsaved.splice(0) ?? []),
   }
   return service
 })

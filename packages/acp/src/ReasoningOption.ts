@@ -28,5 +28,4 @@ export const option = (current: SessionLog.ReasoningEffort): acp.SessionConfigOp
 })
 
 /** The effort a `session/set_config_option` value names, if it is one. */
-export const parse = (value: unknown): SessionLog.ReasoningEffort | undefined =>
-  SessionLog.REASONING_EFFORTS.find((effort) => effort === value)
+export const parse = (value: unknown): SessionLog.ReasoningEffort | undefined => SessionLog.REASONING_EFFORTS.find((effort) => effort === value)

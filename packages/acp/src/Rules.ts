@@ -35,7 +35,5 @@ export const saver = (deps: Deps) => (id: string): Effect.Effect<void> =>
     const model = deps.modelOf(id)
     yield* deps.loop.load(sessionId, model === undefined ? undefined : { model })
   }).pipe(
-    Effect.catchAll((error) =>
-      Effect.sync(() => deps.log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))
-    ),
+    Effect.catchAll((error) => Effect.sync(() => deps.log(`session ${id}: a standing permission answer could not be logged: ${error.message}`))),
   )

@@ -137,8 +137,7 @@ export interface TurnTally {
 export const emptyTurn: TurnTally = {}
 
 export const addUsage = (turn: TurnTally, usage: Usage): TurnTally => {
-  const sum = (a: number | undefined, b: number | undefined) =>
-    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+  const sum = (a: number | undefined, b: number | undefined) => a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
   const before = turn.usage
   if (before === undefined) return { ...turn, usage }
   const cacheRead = sum(before.cacheReadTokens, usage.cacheReadTokens)

@@ -66,11 +66,9 @@ const client = <T>(
     .connectWith(wire.client, (ctx) => op(ctx, updates))
 }
 
-const init = (ctx: acp.ClientContext) =>
-  ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
+const init = (ctx: acp.ClientContext) => ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
 
-const newSession = async (ctx: acp.ClientContext, cwd = PROJECT) =>
-  (await ctx.request("session/new", { cwd, mcpServers: [] })).sessionId
+const newSession = async (ctx: acp.ClientContext, cwd = PROJECT) => (await ctx.request("session/new", { cwd, mcpServers: [] })).sessionId
 
 const rejection = (promise: Promise<unknown>) =>
   promise.then(
@@ -279,8 +277,7 @@ describe("session/prompt", () => {
     })
     expect(image).toEqual({
       code: -32602,
-      message:
-        `Invalid params: the image at prompt[1] is of type "image/tiff"; supported image types are image/png, image/jpeg, image/gif, image/webp`,
+      message: `Invalid params: the image at prompt[1] is of type "image/tiff"; supported image types are image/png, image/jpeg, image/gif, image/webp`,
     })
     expect(ok).toEqual({ stopReason: "end_turn" })
   })

@@ -24,7 +24,7 @@ const run = async (chunks: ReadonlyArray<string>, limit: number) => {
 describe("the frame guard", () => {
   it("passes lines within the limit unchanged, however they are chunked, and drops a longer one whole", async () => {
     const long = `{"jsonrpc":"2.0","id":"req-9","method":"session/prompt","params":{"text":"${"y".repeat(100)}"}}`
-    const { out, dropped } = await run(['{"a":1}\n{"b"', ':2}\n', long.slice(0, 40), long.slice(40), '\n{"c":3}'], 64)
+    const { out, dropped } = await run(['{"a":1}\n{"b"', ":2}\n", long.slice(0, 40), long.slice(40), '\n{"c":3}'], 64)
     expect(out).toBe('{"a":1}\n{"b":2}\n{"c":3}')
     expect(dropped).toEqual([{ bytes: long.length, id: "req-9", method: "session/prompt" }])
   })

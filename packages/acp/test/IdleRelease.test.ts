@@ -50,11 +50,15 @@ describe("idle release", () => {
       const home = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-acp-idle-")))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(home, { recursive: true, force: true })))
       const lines: Array<string> = []
-      const wire = yield* serve([
-        { chunks: [...text(0, "One."), finish("stop")] },
-        { chunks: text(0, "Still thinking"), stall: true },
-        { chunks: [...text(0, "Three."), finish("stop")] },
-      ], home, lines)
+      const wire = yield* serve(
+        [
+          { chunks: [...text(0, "One."), finish("stop")] },
+          { chunks: text(0, "Still thinking"), stall: true },
+          { chunks: [...text(0, "Three."), finish("stop")] },
+        ],
+        home,
+        lines,
+      )
       const runtime = yield* Effect.runtime<never>()
       const advance = (seconds: number) => Runtime.runPromise(runtime)(TestClock.adjust(`${seconds} seconds`))
 

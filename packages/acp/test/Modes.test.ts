@@ -61,9 +61,7 @@ describe("session modes over ACP", () => {
       expect(existsSync(join(h.cwd, "out.txt"))).toBe(false)
       await ctx.request("session/set_mode", { sessionId, modeId: "auto-edit" })
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] })
-      const results = updates.flatMap((u) =>
-        u.sessionUpdate === "tool_call_update" && u.status !== "in_progress" ? [`${u.toolCallId} ${u.status}`] : []
-      )
+      const results = updates.flatMap((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress" ? [`${u.toolCallId} ${u.status}`] : [])
       return [created, sessionId, updates.filter((u) => u.sessionUpdate === "current_mode_update"), results] as const
     }, asked)
     expect(created.modes).toEqual({ currentModeId: "ask", availableModes: available })
@@ -95,9 +93,11 @@ describe("session modes over ACP", () => {
       return [sessionId, [...updates]] as const
     }, asked)
     expect(asked).toEqual(["Leave read-only mode and carry out the plan"])
-    expect(updates.filter((u) => u.sessionUpdate === "current_mode_update" || u.sessionUpdate === "tool_call").map((u) =>
-      u.sessionUpdate === "tool_call" ? `${u.sessionUpdate} ${u.kind}` : `${u.sessionUpdate} ${"currentModeId" in u ? u.currentModeId : ""}`
-    )).toEqual([
+    expect(
+      updates.filter((u) => u.sessionUpdate === "current_mode_update" || u.sessionUpdate === "tool_call").map((u) =>
+        u.sessionUpdate === "tool_call" ? `${u.sessionUpdate} ${u.kind}` : `${u.sessionUpdate} ${"currentModeId" in u ? u.currentModeId : ""}`
+      ),
+    ).toEqual([
       "current_mode_update read-only",
       "tool_call switch_mode",
       "current_mode_update ask",

@@ -33,9 +33,7 @@ describe("a permission answer that is not a RequestPermissionResponse", () => {
           return [outcome, sessionId] as const
         })
       const log = await h.log(id)
-      const shape = log.events.flatMap((e) =>
-        SessionLog.isRawChunk(e.type) ? [] : e.type === "tool/result" ? [`tool/result ${e.data.code}`] : [e.type]
-      )
+      const shape = log.events.flatMap((e) => SessionLog.isRawChunk(e.type) ? [] : e.type === "tool/result" ? [`tool/result ${e.data.code}`] : [e.type])
       expect({ outcome, shape }).toEqual({
         outcome: { stopReason: "end_turn" },
         shape: [

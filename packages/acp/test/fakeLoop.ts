@@ -69,10 +69,11 @@ export const make = (
           setMode: (id, mode) => Ref.update(modes, (all) => [...all, { sessionId: id, mode }]),
           setReasoning: () => Effect.void,
           reasons: () => false,
-          cancel: (id) => Effect.suspend(() => {
-            const d = running.get(id)
-            return d === undefined ? Effect.void : Deferred.succeed(d, undefined)
-          }),
+          cancel: (id) =>
+            Effect.suspend(() => {
+              const d = running.get(id)
+              return d === undefined ? Effect.void : Deferred.succeed(d, undefined)
+            }),
         })
       }),
     )

@@ -67,15 +67,17 @@ export const start = (calls: ReadonlyArray<Call>, options: StartOptions = {}) =>
   const connect = () => {
     const wire = makeWire()
     void runtime.runPromise(
-      Effect.flatMap(AcpServer.make({
-        version: "0.0.0",
-        log: () => undefined,
-        ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
-      }), (s) => s.serve(wire.agent)),
+      Effect.flatMap(
+        AcpServer.make({
+          version: "0.0.0",
+          log: () => undefined,
+          ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
+        }),
+        (s) => s.serve(wire.agent),
+      ),
     )
     return wire
   }
-  const log = (id: string) =>
-    runtime.runPromise(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(SessionId.make(id))))
+  const log = (id: string) => runtime.runPromise(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(SessionId.make(id))))
   return { cwd, connect, log }
 }

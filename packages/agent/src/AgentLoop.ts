@@ -140,11 +140,9 @@ export const make = (config: Config) =>
     // prompts cannot both begin.
     const table = yield* SynchronizedRef.make<Table.Table>(Table.empty)
 
-    const withTools = (t: Table.Table, id: SessionId, own: ReadonlyArray<Tool> | undefined): Table.Table =>
-      Table.withTools(t, tools, id, own)
+    const withTools = (t: Table.Table, id: SessionId, own: ReadonlyArray<Tool> | undefined): Table.Table => Table.withTools(t, tools, id, own)
 
-    const routeFor = (model: string | undefined) =>
-      model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
+    const routeFor = (model: string | undefined) => model === undefined ? Effect.succeed(defaultRoute) : parseModel(model)
 
     /** Why no request on `route` could be sent (a key not set, a route no provider serves), known before any. */
     const unavailableOn = (route: { readonly provider: string; readonly model: string }) =>
@@ -161,11 +159,15 @@ export const make = (config: Config) =>
         const id = yield* store.create({ cwd })
         const journal = yield* Journal.make(id, cwd, route, [])
         yield* SynchronizedRef.update(table, (t) =>
-          withTools({
-            ...t,
-            sessions: HashMap.set(t.sessions, id, { journal, turn: Option.none() }),
-            unwritten: HashMap.set(t.unwritten, id, { cwd, route }),
-          }, id, options.tools))
+          withTools(
+            {
+              ...t,
+              sessions: HashMap.set(t.sessions, id, { journal, turn: Option.none() }),
+              unwritten: HashMap.set(t.unwritten, id, { cwd, route }),
+            },
+            id,
+            options.tools,
+          ))
         return id
       })
 
@@ -201,9 +203,11 @@ export const make = (config: Config) =>
         Effect.gen(function*() {
           const loaded = HashMap.has(t.sessions, id) ? t : (yield* loadInto(t, id, undefined))[1]
           const session = HashMap.unsafeGet(loaded.sessions, id)
-          if (Option.isSome(session.turn)) return yield* new AgentBusy({ sessionId: id })
+          if (Option.isSome(session.turn))
+            return yield* new AgentBusy({ sessionId: id })
           const turn: Table.TurnHandle = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-          const registry = Option.getOrElse(HashMap.get(loaded.tools, id), () => tools)
+          const registry = Option.getOrElse(HashMap.get(loaded.tools, id), () =>
+            tools)
           return [{ session, turn, registry }, Table.withSession(loaded, id, { ...session, turn: Option.some(turn) })] as const
         }))
 
@@ -259,9 +263,7 @@ export const make = (config: Config) =>
           Effect.forkDaemon,
         )
         // A reader that stops early cancels the turn and waits for it to close the log.
-        yield* Effect.addFinalizer(() =>
-          Deferred.succeed(turn.cancel, undefined).pipe(Effect.zipRight(Fiber.await(fiber)))
-        )
+        yield* Effect.addFinalizer(() => Deferred.succeed(turn.cancel, undefined).pipe(Effect.zipRight(Fiber.await(fiber))))
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
 
@@ -353,8 +355,10 @@ export const make = (config: Config) =>
           ? Effect.succeed(undefined)
           : Effect.map(Ref.get(held.value.journal.written), ({ nextSeq }) => ({ nextSeq }))
         // Let go of in the table whatever the store says: its lease is given up even when the last flush fails.
-        return Effect.flatMap(stood, (released) =>
-          Effect.map(Effect.exit(store.release(id)), (exit) => [Exit.as(exit, released), Table.without(t, id)] as const))
+        return Effect.flatMap(
+          stood,
+          (released) => Effect.map(Effect.exit(store.release(id)), (exit) => [Exit.as(exit, released), Table.without(t, id)] as const),
+        )
       }).pipe(Effect.flatten)
 
     return {

@@ -67,10 +67,16 @@ describe("createAgent", () => {
       ChunkScript.response([ChunkScript.text("Still here.")]),
     ])
     const asked: Array<string> = []
-    const agent = Agent.createAgent({ model, route: "test/m", cwd, store: Jsonl.layerJsonl({ home }), allow: (r) => {
-      asked.push(r.title)
-      return false
-    } })
+    const agent = Agent.createAgent({
+      model,
+      route: "test/m",
+      cwd,
+      store: Jsonl.layerJsonl({ home }),
+      allow: (r) => {
+        asked.push(r.title)
+        return false
+      },
+    })
     const reply = await agent.prompt("Write a.txt")
     expect(asked).toEqual(["Write a.txt"])
     expect(reply.toolResults.map((r) => r.isError)).toEqual([true])

@@ -46,8 +46,7 @@ const words = (label: string, tokens: number) => {
 /** Reply `n`: about 1,200 tokens, its end marked so a cut one shows. */
 const replyText = (n: number) => `Answer ${n}. ${words(`a${n}`, 1_200)} END-${n}`
 
-const textOf = (updates: ReadonlyArray<AgentUpdate>) =>
-  updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("")
+const textOf = (updates: ReadonlyArray<AgentUpdate>) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("")
 
 const isSummaryRequest = (body: unknown) => JSON.stringify(body).includes("You summarise conversations")
 

@@ -23,8 +23,7 @@ const setup = (options: Builtins.Options = {}) => {
   created.push(cwd)
   const tools = Tools.make(Builtins.tools(options))
   const context: Tools.ToolContext = { sessionId: SessionId.make("s-1"), callId: "call-1", cwd }
-  const call = (name: string, args: unknown) =>
-    tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
+  const call = (name: string, args: unknown) => tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
   const run = (name: string, args: unknown) => Effect.flatMap(call(name, args), (p) => p.run)
   return { cwd, call, run }
 }

@@ -7,8 +7,7 @@ import type { StreamChunk } from "@turnlog/protocol"
 import * as C from "./support/chunks.js"
 import { ONE_STEP_TURN, outline, promptCancelling, setup } from "./support/harness.js"
 
-const toolResults = (events: ReadonlyArray<{ type: string; data: unknown }>) =>
-  events.flatMap((e) => (e.type === "tool/result" ? [e.data] : []))
+const toolResults = (events: ReadonlyArray<{ type: string; data: unknown }>) => events.flatMap((e) => (e.type === "tool/result" ? [e.data] : []))
 
 describe("cancel", () => {
   it.scopedLive("mid-stream: the interrupted text and reasoning are stored without replay state", () =>

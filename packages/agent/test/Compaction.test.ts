@@ -45,8 +45,7 @@ const words = (label: string, tokens: number) => {
 
 const answerOf = (n: number) => `Answer ${n}. ${words(`a${n}`, 700)}`
 
-const textOf = (updates: ReadonlyArray<AgentUpdate>) =>
-  updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("")
+const textOf = (updates: ReadonlyArray<AgentUpdate>) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("")
 
 const of = <T extends SessionLog.EventType>(events: ReadonlyArray<SessionLog.SessionEvent>, type: T) =>
   events.filter((e): e is SessionLog.EventOf<T> => e.type === type)
@@ -153,9 +152,11 @@ describe.each(APIS)("over the %s wire, a provider refusing the request as too la
       ])
       const events = yield* h.events()
       const turn = events.slice(events.findLastIndex((e) => e.type === "turn/start"))
-      expect(turn.filter((e) => !SessionLog.isRawChunk(e.type)).map((e) =>
-        e.type === "request/start" ? `request ${e.data.attempt}${e.data.purpose ? ` ${e.data.purpose}` : ""}` : e.type
-      )).toEqual([
+      expect(
+        turn.filter((e) => !SessionLog.isRawChunk(e.type)).map((e) =>
+          e.type === "request/start" ? `request ${e.data.attempt}${e.data.purpose ? ` ${e.data.purpose}` : ""}` : e.type
+        ),
+      ).toEqual([
         "turn/start",
         "user/message",
         "request 1",
@@ -292,7 +293,9 @@ describe("a prompt larger than the whole window", () => {
       expect(updates).toHaveLength(1)
       expect(updates[0]).toMatchObject({ type: "turn-end", reason: "error", failure: { code: "PROMPT_TOO_LARGE" } })
       const message = (updates[0] as { failure: { message: string } }).failure.message
-      expect(message).toMatch(/^the prompt is about 170\d\d tokens and lb-openai-responses\/loop-1's context window is 16384 tokens \([1-9]\d* of them taken by the system prompt and tools, 1024 kept for the answer\): it cannot fit even in an empty context, so it was neither sent nor logged$/)
+      expect(message).toMatch(
+        /^the prompt is about 170\d\d tokens and lb-openai-responses\/loop-1's context window is 16384 tokens \([1-9]\d* of them taken by the system prompt and tools, 1024 kept for the answer\): it cannot fit even in an empty context, so it was neither sent nor logged$/,
+      )
       expect(yield* h.events()).toEqual(before)
       expect(h.server.requests()).toHaveLength(1)
       h.server.enqueue({ blocks: [{ type: "text", text: "Still here." }] })
@@ -348,13 +351,16 @@ describe("a session written before compaction existed", () => {
         content: [{ type: "text" as const, text }],
         source: role === "user" ? { kind: "user" as const } : { kind: "model" as const, provider: providerOf("google-generative-ai"), model: MODEL_ID },
       })
-      yield* h.store.append(id, SessionLog.stamp(1, [
-        { type: "turn/start", data: {} },
-        { type: "user/message", data: { message: message("user", "m_u1", "an old question") } },
-        { type: "request/start", data: { provider: providerOf("google-generative-ai"), model: MODEL_ID } },
-        { type: "assistant/message", data: { message: message("assistant", "m_a1", "an old answer"), finish: { kind: "stop" } } },
-        { type: "turn/end", data: { reason: "completed" } },
-      ]))
+      yield* h.store.append(
+        id,
+        SessionLog.stamp(1, [
+          { type: "turn/start", data: {} },
+          { type: "user/message", data: { message: message("user", "m_u1", "an old question") } },
+          { type: "request/start", data: { provider: providerOf("google-generative-ai"), model: MODEL_ID } },
+          { type: "assistant/message", data: { message: message("assistant", "m_a1", "an old answer"), finish: { kind: "stop" } } },
+          { type: "turn/end", data: { reason: "completed" } },
+        ]),
+      )
       yield* h.store.flush(id)
       yield* h.store.release(id)
       h.server.enqueue({ blocks: [{ type: "text", text: "A new answer." }] })
@@ -365,8 +371,16 @@ describe("a session written before compaction existed", () => {
       expect(sent).not.toContain("compacted")
       const events = yield* h.events(id)
       expect(events.map((e) => e.type).filter((t) => !SessionLog.isRawChunk(t))).toEqual([
-        "turn/start", "user/message", "request/start", "assistant/message", "turn/end",
-        "turn/start", "user/message", "request/start", "assistant/message", "turn/end",
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/message",
+        "turn/end",
+        "turn/start",
+        "user/message",
+        "request/start",
+        "assistant/message",
+        "turn/end",
       ])
     }))
 })

@@ -21,10 +21,8 @@ const setup = () => {
   created.push(cwd)
   const tools = Tools.make(Builtins.tools())
   const context: Tools.ToolContext = { sessionId: SessionId.make("s-1"), callId: "call-1", cwd }
-  const edit = (args: unknown) =>
-    Effect.either(Effect.flatMap(tools.prepare({ name: "edit_file", arguments: JSON.stringify(args) }, context), (p) => p.run))
-  const text = (result: Either.Either<string, { readonly message: string }>) =>
-    Either.isLeft(result) ? `error: ${result.left.message}` : result.right
+  const edit = (args: unknown) => Effect.either(Effect.flatMap(tools.prepare({ name: "edit_file", arguments: JSON.stringify(args) }, context), (p) => p.run))
+  const text = (result: Either.Either<string, { readonly message: string }>) => Either.isLeft(result) ? `error: ${result.left.message}` : result.right
   return { cwd, edit, text }
 }
 

@@ -11,7 +11,6 @@ import { Loopback } from "@turnlog/testkit"
 import { chunksOf, ONE_STEP_TURN, outline, promptCancelling, setup } from "./support/harness.js"
 import { type Api, APIS, conversationOf, layer, MODEL_ID, modelOf, providerOf } from "./support/piAi.js"
 
-
 /** Diagnostic lines written to stderr while `effect` runs. */
 const stderrLines = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(

@@ -27,8 +27,7 @@ const setup = (options: Builtins.Options) => {
   const cwd = temporaryDirectory("turnlog-sandbox-")
   const tools = Tools.make(Builtins.tools(options))
   const context: Tools.ToolContext = { sessionId: SessionId.make("s-sandbox"), callId: "call-1", cwd }
-  const run = (command: string) =>
-    Effect.flatMap(tools.prepare({ name: "run_command", arguments: JSON.stringify({ command }) }, context), (p) => p.run)
+  const run = (command: string) => Effect.flatMap(tools.prepare({ name: "run_command", arguments: JSON.stringify({ command }) }, context), (p) => p.run)
   return { cwd, run }
 }
 

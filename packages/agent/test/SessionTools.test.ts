@@ -15,8 +15,7 @@ const shout = Tools.define({
   prepare: (args) => Effect.succeed({ run: Effect.succeed(args.text.toUpperCase()) }),
 })
 
-const toolNames = (request: { readonly tools?: ReadonlyArray<{ readonly name: string }> }) =>
-  (request.tools ?? []).map((t) => t.name)
+const toolNames = (request: { readonly tools?: ReadonlyArray<{ readonly name: string }> }) => (request.tools ?? []).map((t) => t.name)
 
 describe("per-session tools", () => {
   it.scopedLive("join the built-ins for their session only, and their calls are logged as tool/call and tool/result", () =>

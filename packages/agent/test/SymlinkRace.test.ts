@@ -55,8 +55,7 @@ const setup = () => {
   fs.writeFileSync(path.join(outside, "outside-only.txt"), "OUTSIDE")
   const tools = Tools.make(Builtins.tools())
   const context: Tools.ToolContext = { sessionId: SessionId.make("s-race"), callId: "call-1", cwd }
-  const run = (name: string, args: unknown) =>
-    Effect.either(Effect.flatMap(tools.prepare({ name, arguments: JSON.stringify(args) }, context), (p) => p.run))
+  const run = (name: string, args: unknown) => Effect.either(Effect.flatMap(tools.prepare({ name, arguments: JSON.stringify(args) }, context), (p) => p.run))
   const swapping = <A, E>(body: Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
       Effect.sync(() => {

@@ -51,9 +51,10 @@ describe("SystemPrompt.make", () => {
       fs.writeFileSync(path.join(cwd, "AGENTS.md"), "inner\n")
       const prompt = yield* SystemPrompt.make({ system: { text: "Be terse.", source: "config:system" } }).build({ cwd, tools: [] })
       expect(prompt).toEqual({
-        text: `Be terse.\n\n# Instructions\n\nThe user keeps these instructions for work here (the later and the nearer to the working directory take precedence):\n\n## ${
-          path.join(cwd, "AGENTS.md")
-        }\n\ninner`,
+        text:
+          `Be terse.\n\n# Instructions\n\nThe user keeps these instructions for work here (the later and the nearer to the working directory take precedence):\n\n## ${
+            path.join(cwd, "AGENTS.md")
+          }\n\ninner`,
         sources: ["config:system", path.join(cwd, "AGENTS.md")],
       })
     }))

@@ -24,8 +24,7 @@ const setup = (options: Builtins.Options = {}) => {
   fs.mkdirSync(cwd)
   const tools = Tools.make(Builtins.tools(options))
   const context: Tools.ToolContext = { sessionId: SessionId.make("s-1"), callId: "call-1", cwd }
-  const call = (name: string, args: unknown) =>
-    tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
+  const call = (name: string, args: unknown) => tools.prepare({ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }, context)
   const run = (name: string, args: unknown) => Effect.flatMap(call(name, args), (p) => p.run)
   return { root, cwd, tools, call, run }
 }
@@ -142,8 +141,7 @@ describe("confinement", () => {
       fs.symlinkSync(root, path.join(cwd, "up"))
       fs.symlinkSync(path.join(root, "nowhere.txt"), path.join(cwd, "dangling.txt"))
 
-      const refused = (name: string, args: unknown) =>
-        Effect.map(Effect.flip(call(name, args)), (e) => ({ tag: e._tag, code: e.code, message: e.message }))
+      const refused = (name: string, args: unknown) => Effect.map(Effect.flip(call(name, args)), (e) => ({ tag: e._tag, code: e.code, message: e.message }))
 
       expect(yield* refused("read_file", { path: "../secret.txt" })).toEqual({
         tag: "PathOutsideCwd",

@@ -80,7 +80,7 @@ const response = (n: number, reason: FinishReason): ReadonlyArray<StreamChunk> =
   chunks.push({ type: "block-end", index: 1, block: { type: "text", text } })
   chunks.push({ type: "block-start", index: 2, blockType: "tool-call" })
   const id = `toolu_${n}`
-  const parts = ["{\"path\":", "\"src/", `f${n}`, ".ts\"", "}"]
+  const parts = ['{"path":', '"src/', `f${n}`, '.ts"', "}"]
   for (let i = 0; i < parts.length; i++) {
     chunks.push(
       i === 0

@@ -51,8 +51,7 @@ export interface Assembled {
 export const initial: State = empty as unknown as State
 
 /** The state after `chunk`. Never throws: an unreadable chunk leaves the state as it was. */
-export const step = (state: State, chunk: StreamChunk): State =>
-  extend(state as unknown as Link, chunk) as unknown as State
+export const step = (state: State, chunk: StreamChunk): State => extend(state as unknown as Link, chunk) as unknown as State
 
 /**
  * The assembled response. Computed once per state and kept on it (a state
@@ -74,8 +73,7 @@ export const finish = (state: State): Assembled => {
  * not finish, or was never allowed to run) and never an envelope (the
  * response it would describe did not complete).
  */
-export const interrupted = (state: State): ReadonlyArray<AssistantBlock> =>
-  interruptedBlocks(state as unknown as Link)
+export const interrupted = (state: State): ReadonlyArray<AssistantBlock> => interruptedBlocks(state as unknown as Link)
 
 /** `finish` of the fold of `step` over `chunks` from `initial`. */
 export const assemble = (chunks: Iterable<StreamChunk>): Assembled => {

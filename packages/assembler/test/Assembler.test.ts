@@ -23,15 +23,15 @@ const atr = (reason: FinishReason, replayState?: ReplayEnvelope): ReadonlyArray<
   text(0, "A"),
   { type: "block-end", index: 0, block: { type: "text", text: "A" } },
   { type: "block-start", index: 1, blockType: "tool-call" },
-  call(1, "{\"path\":\"a.ts\"}", "toolu_1", "read"),
-  { type: "block-end", index: 1, block: { type: "tool-call", id: "toolu_1", name: "read", arguments: "{\"path\":\"a.ts\"}" } },
+  call(1, '{"path":"a.ts"}', "toolu_1", "read"),
+  { type: "block-end", index: 1, block: { type: "tool-call", id: "toolu_1", name: "read", arguments: '{"path":"a.ts"}' } },
   { type: "block-start", index: 2, blockType: "reasoning" },
   reasoning(2, "R"),
   { type: "block-end", index: 2, block: { type: "reasoning", text: "R" } },
   finish(reason, replayState),
 ]
 const A = { type: "text", text: "A" }
-const T = { type: "tool-call", id: "toolu_1", name: "read", arguments: "{\"path\":\"a.ts\"}" }
+const T = { type: "tool-call", id: "toolu_1", name: "read", arguments: '{"path":"a.ts"}' }
 const R = { type: "reasoning", text: "R" }
 
 describe("Assembler.finish: the one keep/drop decision", () => {
@@ -46,7 +46,7 @@ describe("Assembler.finish: the one keep/drop decision", () => {
   it("keeps an empty entry list for a response that is only a truncated tool call", () => {
     const result = Assembler.assemble([
       { type: "block-start", index: 0, blockType: "tool-call" },
-      call(0, "{\"command\":\"rm -", "toolu_9", "bash"),
+      call(0, '{"command":"rm -', "toolu_9", "bash"),
       finish(maxTokens, { response, blocks: [{ type: "tool-call" }] }),
     ])
     expect(result).toStrictEqual({ blocks: [], replayState: { response, blocks: [] }, finish: maxTokens })
@@ -155,22 +155,22 @@ describe("Assembler.step: chunk rules", () => {
       { type: "block-start", index: 0, blockType: "text" },
       text(0, "Reading"),
       { type: "block-start", index: 1, blockType: "tool-call" },
-      call(1, "{\"path\":", "toolu_2", "read"),
+      call(1, '{"path":', "toolu_2", "read"),
       text(0, " the file."),
-      call(1, "\"b.ts\"}", "toolu_2"),
-      { type: "block-end", index: 1, block: { type: "tool-call", id: "toolu_2", name: "read", arguments: "{\"path\":\"b.ts\"}" } },
+      call(1, '"b.ts"}', "toolu_2"),
+      { type: "block-end", index: 1, block: { type: "tool-call", id: "toolu_2", name: "read", arguments: '{"path":"b.ts"}' } },
       { type: "block-end", index: 0, block: { type: "text", text: "Reading the file." } },
       finish({ kind: "tool-calls" }),
     ])
     expect(result.blocks).toStrictEqual([
       { type: "text", text: "Reading the file." },
-      { type: "tool-call", id: "toolu_2", name: "read", arguments: "{\"path\":\"b.ts\"}" },
+      { type: "tool-call", id: "toolu_2", name: "read", arguments: '{"path":"b.ts"}' },
     ])
   })
 
-  it("names a tool call that never carried an id or name call-<index> and \"\"", () => {
-    expect(Assembler.assemble([call(3, "{\"a\":"), call(3, "1}")]).blocks).toStrictEqual([
-      { type: "tool-call", id: "call-3", name: "", arguments: "{\"a\":1}" },
+  it('names a tool call that never carried an id or name call-<index> and ""', () => {
+    expect(Assembler.assemble([call(3, '{"a":'), call(3, "1}")]).blocks).toStrictEqual([
+      { type: "tool-call", id: "call-3", name: "", arguments: '{"a":1}' },
     ])
   })
 
@@ -345,7 +345,7 @@ describe("Assembler.interrupted", () => {
       text(1, "  \n\t"),
       { type: "block-end", index: 2, block: { type: "tool-call", id: "toolu_1", name: "read", arguments: "{}" } },
       text(3, "Half a sent"),
-      call(4, "{\"pa"),
+      call(4, '{"pa'),
       reasoning(5, ""),
       text(3, "ence"),
     ]

@@ -53,13 +53,11 @@ interface Read {
   readonly finish: FinishChunk | undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== ""
 
-const isBlockType = (value: unknown): value is BlockType =>
-  value === "text" || value === "reasoning" || value === "tool-call"
+const isBlockType = (value: unknown): value is BlockType => value === "text" || value === "reasoning" || value === "tool-call"
 
 const read = (chunks: ReadonlyArray<unknown>): Read => {
   const streamed: Array<Streamed> = []

@@ -94,4 +94,3 @@ export const hostile: fc.Arbitrary<ReadonlyArray<StreamChunk>> = fc.array(
   ),
   { maxLength: 30 },
 ) as fc.Arbitrary<ReadonlyArray<StreamChunk>>
-

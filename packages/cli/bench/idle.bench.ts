@@ -31,8 +31,10 @@ writeFileSync(join(home, "config.json"), JSON.stringify({ idleReleaseSeconds: ID
 const script = join(home, "model.jsonl")
 writeFileSync(
   script,
-  Array.from({ length: SESSIONS + 1 }, (_, i) =>
-    JSON.stringify(PiAiScript.response([{ type: "text", text: `Answer ${i}: ${"words ".repeat(40)}` }], "stop", { route: "turnlog/scripted" })))
+  Array.from(
+    { length: SESSIONS + 1 },
+    (_, i) => JSON.stringify(PiAiScript.response([{ type: "text", text: `Answer ${i}: ${"words ".repeat(40)}` }], "stop", { route: "turnlog/scripted" })),
+  )
     .join("\n") + "\n",
 )
 

@@ -53,8 +53,12 @@ const env = (home: string, extra: Record<string, string> = {}): Record<string, s
 
 const turnlog = (args: ReadonlyArray<string>, cwd: string, vars: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: vars, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: vars, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+    )
   })
 
 /** One turn's events as the binary writes them: turn/start … turn/end, 100 text deltas. */
@@ -110,18 +114,21 @@ const writeSessions = (layer: AnyStore, turn: ReadonlyArray<SessionLog.SessionEv
 
 const server = await Loopback.start()
 const configure = (home: string) =>
-  writeFileSync(join(home, "config.json"), JSON.stringify({
-    model: "local/small",
-    providers: {
-      local: {
-        api: "anthropic-messages",
-        baseUrl: server.baseUrl("anthropic-messages"),
-        apiKeyEnv: "LOCAL_BENCH_KEY",
-        // Room for the whole history: no compaction before the request.
-        models: [{ id: "small", contextWindow: 1_000_000_000, maxTokens: 4096 }],
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({
+      model: "local/small",
+      providers: {
+        local: {
+          api: "anthropic-messages",
+          baseUrl: server.baseUrl("anthropic-messages"),
+          apiKeyEnv: "LOCAL_BENCH_KEY",
+          // Room for the whole history: no compaction before the request.
+          models: [{ id: "small", contextWindow: 1_000_000_000, maxTokens: 4096 }],
+        },
       },
-    },
-  }))
+    }),
+  )
 
 /**
  * `run --continue` until the provider has the request, in ms; the run is then answered and awaited.

@@ -18,8 +18,7 @@ export interface Split {
   readonly aiSdk: Readonly<Record<string, unknown>>
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The config's `providers` for each adapter, or the sentence naming a bad `adapter` field. */
 export const split = (providers: unknown): Either.Either<Split, string> => {
@@ -37,8 +36,7 @@ export const split = (providers: unknown): Either.Either<Split, string> => {
     // `{ "adapter": "pi-ai" }` alone says what a built-in provider already is.
     else if (adapter === "pi-ai") {
       if (Object.keys(rest).length > 0) piAi[id] = rest
-    }
-    else {
+    } else {
       issues.push(clipQuoted(
         `providers.${clip(id)}.adapter: expected "pi-ai" or "ai-sdk", got ${JSON.stringify(adapter) ?? String(adapter)}`,
       ))
@@ -81,16 +79,20 @@ export const withBuiltins = (
   aiSdk: Readonly<Record<string, unknown>>,
   catalog: (provider: string) => ReadonlyArray<CatalogModel>,
 ): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(aiSdk).map(([id, entry]) => {
-    const builtin = BUILTIN[id]
-    if (builtin === undefined || !isRecord(entry) || "api" in entry) return [id, entry]
-    const models = catalog(id).map(({ id, contextWindow, maxTokens, reasoning }) => ({ id, contextWindow, maxTokens, reasoning }))
-    return [id, { ...builtin, models, ...entry }]
-  }))
+  Object.fromEntries(
+    Object.entries(aiSdk).map(([id, entry]) => {
+      const builtin = BUILTIN[id]
+      if (builtin === undefined || !isRecord(entry) || "api" in entry) return [id, entry]
+      const models = catalog(id).map(({ id, contextWindow, maxTokens, reasoning }) => ({ id, contextWindow, maxTokens, reasoning }))
+      return [id, { ...builtin, models, ...entry }]
+    }),
+  )
 
 /** The entries of `providers` whose config entry lists its own models (not filled in by `withBuiltins`). */
 export const declared = <A>(providers: Readonly<Record<string, A>>, config: unknown): Record<string, A> =>
-  Object.fromEntries(Object.entries(providers).filter(([id]) => {
-    const entry = isRecord(config) ? config[id] : undefined
-    return isRecord(entry) && "models" in entry
-  }))
+  Object.fromEntries(
+    Object.entries(providers).filter(([id]) => {
+      const entry = isRecord(config) ? config[id] : undefined
+      return isRecord(entry) && "models" in entry
+    }),
+  )

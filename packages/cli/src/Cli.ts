@@ -55,7 +55,10 @@ const root = Command.make("turnlog", globals, (flags) =>
           (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
         ),
     )
-    : new UsageError({ message: "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)" }))
+    : new UsageError({
+      message:
+        "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)",
+    }))
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -97,8 +100,7 @@ const runCommand = Command.make("run", {
     Args.withDescription("the prompt; - (or none, with input piped) reads it from stdin; piped input goes after a prompt, fenced"),
     Args.repeated,
   ),
-}, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Run.js")), (m) => m.run(s, options)))).pipe(
+}, (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Run.js")), (m) => m.run(s, options)))).pipe(
   Command.withDescription("run one turn: the answer on stdout, the session id and tool activity on stderr"),
 )
 
@@ -121,8 +123,7 @@ const chatCommand = Command.make("chat", {
     Options.withAlias("r"),
     Options.withDescription("pick a session of this directory to continue"),
   ),
-}, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Chat.js")), (m) => m.chat(s, options)))).pipe(
+}, (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Chat.js")), (m) => m.chat(s, options)))).pipe(
   Command.withDescription("the interactive session: a conversation in the terminal (also: turnlog alone on a terminal)"),
 )
 
@@ -132,24 +133,33 @@ const acpCommand = Command.make("acp", {}, () =>
       settingsOf(flags),
       (s) => Effect.flatMap(load(() => import("./commands/Acp.js")), (m) => m.acp(s, resolveSettings(flags))),
     ))).pipe(
-  Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
-)
-
-const sessionsCommand = Command.make("sessions", { json }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Sessions.js")), (m) => m.sessions(s, options)))).pipe(Command.withDescription("list stored sessions"))
-
-const showCommand = Command.make("show", {
-  json,
-  follow: Options.boolean("follow").pipe(
-    Options.withDescription("then print what is written to the session until the turn in flight (or the next one) ends"),
-  ),
-  forever: Options.boolean("forever").pipe(Options.withDescription("with --follow: keep following until interrupted")),
-  id: Args.text({ name: "id" }).pipe(Args.optional),
-}, (options) =>
-  Effect.flatMap(settings, (s) =>
-    Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, { ...options, id: Option.getOrUndefined(options.id) })))).pipe(
-    Command.withDescription("print a session as a readable transcript"),
+    Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
   )
+
+const sessionsCommand = Command.make(
+  "sessions",
+  { json },
+  (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Sessions.js")), (m) => m.sessions(s, options))),
+).pipe(Command.withDescription("list stored sessions"))
+
+const showCommand = Command.make(
+  "show",
+  {
+    json,
+    follow: Options.boolean("follow").pipe(
+      Options.withDescription("then print what is written to the session until the turn in flight (or the next one) ends"),
+    ),
+    forever: Options.boolean("forever").pipe(Options.withDescription("with --follow: keep following until interrupted")),
+    id: Args.text({ name: "id" }).pipe(Args.optional),
+  },
+  (options) =>
+    Effect.flatMap(
+      settings,
+      (s) => Effect.flatMap(load(() => import("./commands/Show.js")), (m) => m.show(s, { ...options, id: Option.getOrUndefined(options.id) })),
+    ),
+).pipe(
+  Command.withDescription("print a session as a readable transcript"),
+)
 
 const doctorCommand = Command.make("doctor", {
   json,
@@ -176,8 +186,7 @@ const compactCommand = Command.make("compact", {
     Options.withDescription("what the summary should keep in view"),
     Options.optional,
   ),
-}, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Compact.js")), (m) => m.compact(s, options)))).pipe(
+}, (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Compact.js")), (m) => m.compact(s, options)))).pipe(
   Command.withDescription("summarise a session's older history now and print the request estimates before and after"),
 )
 
@@ -201,26 +210,38 @@ const exportCommand = Command.make("export", {
     ),
   )
 
-const viewCommand = Command.make("view", { id: Args.text({ name: "id" }).pipe(Args.optional) }, (options) =>
-  Effect.flatMap(settings, (s) =>
-    Effect.flatMap(load(() => import("./commands/View.js")), (m) => m.view(s, { id: Option.getOrUndefined(options.id) })))).pipe(
-    Command.withDescription("serve the sessions in a browser on 127.0.0.1 (the address printed holds a token), a session's page live as it is written"),
-  )
+const viewCommand = Command.make(
+  "view",
+  { id: Args.text({ name: "id" }).pipe(Args.optional) },
+  (options) =>
+    Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/View.js")), (m) => m.view(s, { id: Option.getOrUndefined(options.id) }))),
+).pipe(
+  Command.withDescription("serve the sessions in a browser on 127.0.0.1 (the address printed holds a token), a session's page live as it is written"),
+)
 
-const importCommand = Command.make("import", { file: Args.text({ name: "file" }) }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Import.js")), (m) => m.importSession(s, options)))).pipe(
-    Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
-  )
+const importCommand = Command.make(
+  "import",
+  { file: Args.text({ name: "file" }) },
+  (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Import.js")), (m) => m.importSession(s, options))),
+).pipe(
+  Command.withDescription("add a session from a JSONL log file (- for stdin) to the store, under its own id, verified first"),
+)
 
-const modelsCommand = Command.make("models", {}, () =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Models.js")), (m) => m.models(s)))).pipe(
-    Command.withDescription("list the models --model takes: <provider>/<model>, context window, output limit (providers with a key set, and the config's)"),
-  )
+const modelsCommand = Command.make(
+  "models",
+  {},
+  () => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Models.js")), (m) => m.models(s))),
+).pipe(
+  Command.withDescription("list the models --model takes: <provider>/<model>, context window, output limit (providers with a key set, and the config's)"),
+)
 
-const deleteCommand = Command.make("delete", { id: Args.text({ name: "id" }) }, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.deleteSession(s, options)))).pipe(
-    Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
-  )
+const deleteCommand = Command.make(
+  "delete",
+  { id: Args.text({ name: "id" }) },
+  (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.deleteSession(s, options))),
+).pipe(
+  Command.withDescription("delete a session and everything stored of it (refused while a live process holds it)"),
+)
 
 const forkCommand = Command.make("fork", {
   id: Args.text({ name: "id" }),
@@ -246,15 +267,14 @@ const pruneCommand = Command.make("prune", {
     Options.optional,
   ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("name the sessions that would be deleted, delete nothing")),
-}, (options) =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.prune(s, options)))).pipe(
-    Command.withDescription("delete the sessions last written longer ago than an age (sessions in use are kept)"),
-  )
-
-const demoCommand = Command.make("demo", {}, () =>
-  Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s)))).pipe(
-  Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
+}, (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Delete.js")), (m) => m.prune(s, options)))).pipe(
+  Command.withDescription("delete the sessions last written longer ago than an age (sessions in use are kept)"),
 )
+
+const demoCommand = Command.make("demo", {}, () => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Demo.js")), (m) => m.demo(s))))
+  .pipe(
+    Command.withDescription("the keyless showcase: a scripted session through the real store and loop"),
+  )
 
 export const command = root.pipe(
   Command.withSubcommands([

@@ -36,12 +36,15 @@ const grammar = (parts: ReadonlyArray<readonly [Kind | "word", string]>, keyword
   keywords: words(keywords),
 })
 
-const SCRIPT = grammar([
-  ["comment", String.raw`\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)`],
-  ["string", `${STRING_DQ}|${STRING_SQ}|` + String.raw`\x60(?:\\[\s\S]|[^\x60\\])*\x60?`],
-  ["number", String.raw`\b(?:0[xXbBoO][\da-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)n?\b`],
-  ["word", String.raw`[A-Za-z_$][\w$]*`],
-], "abstract as async await break case catch class const continue debugger declare default delete do else enum export extends false finally for from function get if implements import in instanceof interface is keyof let namespace new null of private protected public readonly return satisfies set static super switch this throw true try type typeof undefined var void while with yield")
+const SCRIPT = grammar(
+  [
+    ["comment", String.raw`\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)`],
+    ["string", `${STRING_DQ}|${STRING_SQ}|` + String.raw`\x60(?:\\[\s\S]|[^\x60\\])*\x60?`],
+    ["number", String.raw`\b(?:0[xXbBoO][\da-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)n?\b`],
+    ["word", String.raw`[A-Za-z_$][\w$]*`],
+  ],
+  "abstract as async await break case catch class const continue debugger declare default delete do else enum export extends false finally for from function get if implements import in instanceof interface is keyof let namespace new null of private protected public readonly return satisfies set static super switch this throw true try type typeof undefined var void while with yield",
+)
 
 const JSON_GRAMMAR = grammar([
   ["name", STRING_DQ.replace(/\?$/, "") + String.raw`(?=\s*:)`],
@@ -58,12 +61,15 @@ const SHELL = grammar([
   ["word", String.raw`[A-Za-z_][\w-]*`],
 ], "if then else elif fi for while until do done case esac function in return select time export local readonly declare unset break continue exit")
 
-const PYTHON = grammar([
-  ["comment", String.raw`#[^\n]*`],
-  ["string", String.raw`[rbfuRBFU]{0,2}(?:"""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|` + `${STRING_DQ}|${STRING_SQ})`],
-  ["number", String.raw`\b(?:0[xXbBoO][\da-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)j?\b`],
-  ["word", String.raw`[A-Za-z_]\w*`],
-], "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda match case nonlocal not or pass raise return try while with yield self")
+const PYTHON = grammar(
+  [
+    ["comment", String.raw`#[^\n]*`],
+    ["string", String.raw`[rbfuRBFU]{0,2}(?:"""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|` + `${STRING_DQ}|${STRING_SQ})`],
+    ["number", String.raw`\b(?:0[xXbBoO][\da-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)j?\b`],
+    ["word", String.raw`[A-Za-z_]\w*`],
+  ],
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda match case nonlocal not or pass raise return try while with yield self",
+)
 
 const LANGUAGES: Readonly<Record<string, Grammar>> = {
   ts: SCRIPT,
@@ -89,8 +95,7 @@ const LANGUAGES: Readonly<Record<string, Grammar>> = {
 }
 
 /** `style` around each line of `text` on its own, so that every line of the block is complete in itself. */
-const perLine = (text: string, style: (text: string) => string): string =>
-  text.split("\n").map((line) => (line === "" ? line : style(line))).join("\n")
+const perLine = (text: string, style: (text: string) => string): string => text.split("\n").map((line) => (line === "" ? line : style(line))).join("\n")
 
 /**
  * `code` as lines, coloured by `palette` when `lang` is one it knows; each

@@ -28,33 +28,49 @@ const opts = (responseId: string) => ({ route: ROUTE, responseId })
 /** The model's responses, in the order the demo's turns request them. */
 export const calls: ReadonlyArray<ScriptedCall> = [
   // Turn 1: thinking, text, then a read_file call the output limit cuts off mid-arguments.
-  PiAiScript.response([
-    { type: "reasoning", text: "The user wants a summary. I should read the file first.", signature: "sig-demo-1" },
-    { type: "text", text: "I'll read the notes first." },
-    { type: "tool-call", id: "call_cut", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}`, open: true },
-  ], "max-tokens", opts("resp_demo_1")),
+  PiAiScript.response(
+    [
+      { type: "reasoning", text: "The user wants a summary. I should read the file first.", signature: "sig-demo-1" },
+      { type: "text", text: "I'll read the notes first." },
+      { type: "tool-call", id: "call_cut", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}`, open: true },
+    ],
+    "max-tokens",
+    opts("resp_demo_1"),
+  ),
   // Turn 2, step 1: the continuation asks for the file again, this time completely.
-  PiAiScript.response([
-    { type: "text", text: "Picking up where I was cut off: reading the notes now." },
-    { type: "tool-call", id: "call_read", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}` },
-  ], "tool-calls", opts("resp_demo_2")),
+  PiAiScript.response(
+    [
+      { type: "text", text: "Picking up where I was cut off: reading the notes now." },
+      { type: "tool-call", id: "call_read", name: "read_file", arguments: `{"path":"${NOTES_FILE}"}` },
+    ],
+    "tool-calls",
+    opts("resp_demo_2"),
+  ),
   // Turn 2, step 2: the answer, after the tool result.
-  PiAiScript.response([
-    {
-      type: "text",
-      text: "The notes say three things: sessions live in an append-only log; a tool call cut off by the " +
-        "output limit is never run; and replay state from an old build degrades one message instead of " +
-        "breaking the session.",
-    },
-  ], "stop", opts("resp_demo_3")),
+  PiAiScript.response(
+    [
+      {
+        type: "text",
+        text: "The notes say three things: sessions live in an append-only log; a tool call cut off by the " +
+          "output limit is never run; and replay state from an old build degrades one message instead of " +
+          "breaking the session.",
+      },
+    ],
+    "stop",
+    opts("resp_demo_3"),
+  ),
   // The legacy session's next turn.
-  PiAiScript.response([
-    {
-      type: "text",
-      text: "We decided to keep the durable log as the source of truth. (That earlier answer came from an " +
-        "older build; its replay state could not be used, so it was sent as plain content.)",
-    },
-  ], "stop", opts("resp_demo_4")),
+  PiAiScript.response(
+    [
+      {
+        type: "text",
+        text: "We decided to keep the durable log as the source of truth. (That earlier answer came from an " +
+          "older build; its replay state could not be used, so it was sent as plain content.)",
+      },
+    ],
+    "stop",
+    opts("resp_demo_4"),
+  ),
 ]
 
 /** The events of a session an older build wrote: one finished turn whose message has the flat version-1 state. */

@@ -18,8 +18,7 @@ const linesOf = (text: string): Array<string> => (text === "" ? [] : text.replac
 export const ofEditResult = (content: string): Array<string> => linesOf(content).slice(1)
 
 /** A whole file written (a change with no `oldText`): every line added; none for a replacement. */
-export const ofWrite = (change: Tools.Change): Array<string> =>
-  change.oldText === undefined ? linesOf(change.newText).map((line) => `+${line}`) : []
+export const ofWrite = (change: Tools.Change): Array<string> => change.oldText === undefined ? linesOf(change.newText).map((line) => `+${line}`) : []
 
 /** The diff of a finished call of `name`, from its result and the changes its arguments ask for. */
 export const ofCall = (name: string, content: string, changes: ReadonlyArray<Tools.Change> = []): Array<string> =>

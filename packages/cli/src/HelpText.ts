@@ -150,7 +150,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage: "fork <id> [--at <turn>]",
     about: [`<id> is ${SESSION_ID}. The new session's id is printed on stdout; the original is only read.`],
     options: [{ flags: "--at <turn>", text: "the last turn copied (default: the last ended turn)" }],
-    examples: ["turnlog fork 303adb34", "turnlog run --session \"$(turnlog fork 303adb34 --at 2)\" \"Try another way\""],
+    examples: ["turnlog fork 303adb34", 'turnlog run --session "$(turnlog fork 303adb34 --at 2)" "Try another way"'],
   },
   prune: {
     summary: "delete the sessions last written longer ago than an age",
@@ -213,7 +213,10 @@ export const ENVIRONMENT: ReadonlyArray<Option> = [
   { flags: "TURNLOG_CONFIG", text: "the config file (default: $TURNLOG_HOME/config.json)" },
   { flags: "TURNLOG_DATABASE_URL", text: "the PostgreSQL database of --store postgres" },
   { flags: "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY", text: "" },
-  { flags: "", text: "a provider's key; one set picks its model when none is named. Every pi-ai provider's key variable is read, and a custom provider's apiKeyEnv" },
+  {
+    flags: "",
+    text: "a provider's key; one set picks its model when none is named. Every pi-ai provider's key variable is read, and a custom provider's apiKeyEnv",
+  },
   { flags: "TURNLOG_SANDBOX", text: "auto (default), off or require: run_command in a bubblewrap sandbox" },
   { flags: "TURNLOG_SCRIPTED_MODEL", text: "a scripted model (a JSONL file) played instead of a provider" },
   { flags: "NO_COLOR", text: "set and not empty: no colour anywhere" },

@@ -34,14 +34,16 @@ export const storeLayer = (settings: Settings, program?: string): Layer.Layer<Se
     SessionStore.SessionStore,
     Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
   ).pipe(
-    Layer.provide(StoreLayer.layer({
-      kind: settings.store,
-      home: settings.home,
-      ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
-      ...(program === undefined ? {} : { program }),
-    }).pipe(
-      Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
-    )),
+    Layer.provide(
+      StoreLayer.layer({
+        kind: settings.store,
+        home: settings.home,
+        ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
+        ...(program === undefined ? {} : { program }),
+      }).pipe(
+        Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
+      ),
+    ),
   )
 
 /** The built-in tools; commands run without the provider credentials (see `Secrets`), in a sandbox where one works. */
@@ -99,8 +101,7 @@ const loadAiSdk = Effect.promise(() => import("@turnlog/llm-ai-sdk"))
  */
 export const keylessModel = (
   script: Scripted.Script,
-): Layer.Layer<LlmAdapter.LlmAdapter, never, ReplayDiagnostics.ReplayDiagnostics> =>
-  Scripted.layerReplaying(script, PiAiReplay.codec)
+): Layer.Layer<LlmAdapter.LlmAdapter, never, ReplayDiagnostics.ReplayDiagnostics> => Scripted.layerReplaying(script, PiAiReplay.codec)
 
 export interface ProviderConfigs {
   /** The providers the pi-ai adapter serves (every one the config does not give to another adapter). */
@@ -124,8 +125,7 @@ export const providerConfig = (settings: Settings): Effect.Effect<ProviderConfig
   })
 
 const decodeProviders = (settings: Settings): Effect.Effect<ProviderConfigs, UsageError> => {
-  const bad = (message: string) =>
-    new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(message)}` })
+  const bad = (message: string) => new UsageError({ message: `config file ${settings.configFile ?? "(none)"}: ${clipQuoted(message)}` })
   return Effect.gen(function*() {
     const split = yield* Either.mapLeft(AdapterChoice.split(settings.config.providers), bad)
     const { PiAiRouting } = yield* loadPiAi

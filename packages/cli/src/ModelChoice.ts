@@ -25,9 +25,7 @@ export const KEYED_PROVIDERS: ReadonlyArray<{ readonly env: string; readonly rou
   { env: "MISTRAL_API_KEY", route: "mistral/mistral-large-latest" },
 ]
 
-export const KEY_HINT = `set ${
-  KEYED_PROVIDERS.map((p) => p.env).join(", ")
-} (or another provider's key with --model <provider>/<model>)`
+export const KEY_HINT = `set ${KEYED_PROVIDERS.map((p) => p.env).join(", ")} (or another provider's key with --model <provider>/<model>)`
 
 export type Choice =
   | { readonly kind: "provider"; readonly route: string; readonly note?: string }

@@ -18,7 +18,8 @@ export const forEachPage = <A, E, E2, R>(
     for (;;) {
       const page = yield* Effect.catchAll(Effect.map(pull, Option.some), (end) =>
         Option.match(end, { onNone: () => Effect.succeed(Option.none<Chunk.Chunk<A>>()), onSome: Effect.fail }))
-      if (Option.isNone(page)) return
+      if (Option.isNone(page))
+        return
       yield* f(page.value)
     }
   }))

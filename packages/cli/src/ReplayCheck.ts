@@ -35,5 +35,4 @@ export const reasonUnder = (message: Message, under: Kind): string | undefined =
  * this build has: under the default adapter, pi-ai); undefined when it
  * replays natively there. Under that adapter it replays natively or it never does.
  */
-export const ownReason = (message: Message): string | undefined =>
-  reasonUnder(message, writtenBy(message) ?? "pi-ai")
+export const ownReason = (message: Message): string | undefined => reasonUnder(message, writtenBy(message) ?? "pi-ai")

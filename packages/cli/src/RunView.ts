@@ -186,7 +186,7 @@ export class RunView {
         this.say(`tool ${update.name} done: ${summary(update.name, update.content)}`)
         if (update.name === "edit_file") this.diff(update.content)
         // The model's plan, as the checklist its result is.
-        if (update.name === "todo") for (const line of linesOf(update.content).slice(1)) this.options.err(`  ${visible(line)}\n`)
+        if (update.name === "todo") { for (const line of linesOf(update.content).slice(1)) this.options.err(`  ${visible(line)}\n`) }
         // Once every call has its result, the model is asked again (a call
         // still to run may first ask a permission on this terminal).
         return this.pending.size === 0 ? this.wait() : undefined

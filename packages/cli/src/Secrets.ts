@@ -91,8 +91,7 @@ export const of = (settings: Settings, env: Environment = process.env): Secrets 
 export const store = (redactor: Redaction.Redactor, inner: SessionStore.Service): SessionStore.Service =>
   Redaction.isEmpty(redactor) ? inner : {
     ...inner,
-    create: (options) =>
-      inner.create(options.title === undefined ? options : { ...options, title: Redaction.text(redactor, options.title) }),
+    create: (options) => inner.create(options.title === undefined ? options : { ...options, title: Redaction.text(redactor, options.title) }),
     append: (id, events) => inner.append(id, events.map((event) => Redaction.json(redactor, event))),
   }
 

@@ -112,11 +112,9 @@ export type SandboxMode = typeof SANDBOX_MODES[number]
 
 export type Environment = Readonly<Record<string, string | undefined>>
 
-const expandHome = (path: string): string =>
-  path === "~" ? homedir() : path.startsWith("~/") ? resolve(homedir(), path.slice(2)) : path
+const expandHome = (path: string): string => path === "~" ? homedir() : path.startsWith("~/") ? resolve(homedir(), path.slice(2)) : path
 
-const nonEmpty = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === "" ? undefined : value
+const nonEmpty = (value: string | undefined): string | undefined => value === undefined || value.trim() === "" ? undefined : value
 
 const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
   clipQuoted(issue.path.length === 0 ? issue.message : `${issue.path.map((p) => clip(String(p))).join(".")}: ${issue.message}`)
@@ -145,8 +143,7 @@ const badBaseUrls = (providers: unknown): Array<string> => {
   return issues
 }
 
-const CREDENTIALS_IN_URL =
-  "a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names"
+const CREDENTIALS_IN_URL = "a URL with a user name or password is refused; put the key in the environment variable that apiKeyEnv names"
 
 const hasCredentials = (text: string): boolean => {
   try {
@@ -176,7 +173,8 @@ export const decodeConfig = (file: string, text: string): Either.Either<ConfigFi
       new UsageError({ message: `config file ${file} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` }),
     )
   }
-  const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
+  const keys =
+    "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
   return Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(json).pipe(
     Either.mapLeft((error) =>
       new UsageError({

@@ -8,8 +8,7 @@ import { visibleInLine } from "./Visible.js"
 import * as path from "node:path"
 import type { Item, PromptImage, Transcript, Turn } from "./Transcript.js"
 
-const indent = (text: string, prefix = "  "): string =>
-  text.split("\n").map((line) => `${prefix}${line}`).join("\n")
+const indent = (text: string, prefix = "  "): string => text.split("\n").map((line) => `${prefix}${line}`).join("\n")
 
 /** A prompt's image, named by its type and size (its bytes are in the log and the export). */
 const imageLine = (image: PromptImage): string =>
@@ -54,7 +53,9 @@ export const headerLine = (header: { readonly id: string; readonly cwd: string; 
   `session ${header.id}  (${visibleInLine(header.cwd)}, created ${header.createdAt})`
 
 const compactionLines = (item: Extract<Item, { role: "compaction" }>): Array<string> => [
-  `compaction${item.between === true ? " (between turns)" : ""}: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,
+  `compaction${
+    item.between === true ? " (between turns)" : ""
+  }: the history before event ${item.firstKeptSeq} summarised by ${item.route}, about ${item.tokensBefore} → ${item.tokensAfter} tokens:`,
   indent(item.summary),
 ]
 
@@ -112,8 +113,7 @@ export const itemLines = (item: Item, cwd = "/"): Array<string> => {
 export const turnClosing = (n: number, turn: Turn, writer?: number): string => `turn ${n} ${describeEnd(turn.end, writer)}`
 
 /** What follows the last turn: compactions written after it, a blank line before each. */
-export const trailingLines = (items: ReadonlyArray<Item>): Array<string> =>
-  items.flatMap((item) => ["", ...itemLines(item)])
+export const trailingLines = (items: ReadonlyArray<Item>): Array<string> => items.flatMap((item) => ["", ...itemLines(item)])
 
 export const tornTailLines = (torn: { readonly bytes: number; readonly line: number }): Array<string> => [
   "",

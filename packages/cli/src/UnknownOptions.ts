@@ -10,7 +10,16 @@
 
 /** Each command's options: `true` when the option takes a value. */
 export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  run: { "--model": true, "--session": true, "--continue": false, "--max-tokens": true, "--allow-tools": false, "--mode": true, "--reasoning": true, "--json": false },
+  run: {
+    "--model": true,
+    "--session": true,
+    "--continue": false,
+    "--max-tokens": true,
+    "--allow-tools": false,
+    "--mode": true,
+    "--reasoning": true,
+    "--json": false,
+  },
   chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false },
   acp: {},
   sessions: { "--json": false },
@@ -55,8 +64,7 @@ export const distance = (a: string, b: string): number => {
   return d[a.length]![b.length]!
 }
 
-const closest = (option: string, known: ReadonlyArray<string>): string =>
-  known.reduce((best, k) => (distance(option, k) < distance(option, best) ? k : best))
+const closest = (option: string, known: ReadonlyArray<string>): string => known.reduce((best, k) => (distance(option, k) < distance(option, best) ? k : best))
 
 /** Long enough to show, short enough for one line. */
 const shown = (word: string): string => (word.length > 40 ? `${word.slice(0, 40)}…` : word)

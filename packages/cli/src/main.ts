@@ -125,8 +125,10 @@ const program = Effect.suspend(() => {
   const unknown = UnknownOptions.check(args)
   if (unknown !== undefined) return Effect.fail(new UsageError({ message: unknown }))
   // The parser's own notes of a refusal are withheld: `refused` says them.
-  return Effect.flatMap(Effect.console, (console) =>
-    cli(["node", "turnlog", ...args]).pipe(Effect.withConsole(ParserNotes.withheld(console)), Effect.as(EXIT_OK)))
+  return Effect.flatMap(
+    Effect.console,
+    (console) => cli(["node", "turnlog", ...args]).pipe(Effect.withConsole(ParserNotes.withheld(console)), Effect.as(EXIT_OK)),
+  )
 }).pipe(
   Effect.catchAll((error) => {
     if (ValidationError.isValidationError(error)) return Effect.sync(() => refused(error, args))
@@ -138,9 +140,7 @@ const program = Effect.suspend(() => {
   Effect.catchAllDefect((defect) =>
     Effect.sync(() => {
       process.stderr.write(
-        `turnlog: internal error: ${
-          process.env.TURNLOG_DEBUG ? Cause.pretty(Cause.die(defect)) : describeDefect(Cause.die(defect))
-        }\n`,
+        `turnlog: internal error: ${process.env.TURNLOG_DEBUG ? Cause.pretty(Cause.die(defect)) : describeDefect(Cause.die(defect))}\n`,
       )
       return EXIT_FAILED
     })

@@ -24,18 +24,21 @@ describe("/compact <focus>", () => {
   it("is advertised with an input hint and asks the summary to keep the focus in view", async () => {
     const home = tempDir("compact-focus")
     const cwd = tempDir("compact-focus-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/small",
-      providers: {
-        local: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local/small",
+        providers: {
+          local: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+          },
         },
-      },
-      compaction: { keepRecentTokens: 2000 },
-    }))
+        compaction: { keepRecentTokens: 2000 },
+      }),
+    )
     const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
     for (let i = 1; i <= 3; i++) {
       server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })

@@ -31,17 +31,20 @@ describe("turnlog acp under a low descriptor limit", () => {
   const serve = async <A>(limit: number, drive: (ctx: acp.ClientContext, cwd: string) => Promise<A>) => {
     const home = tempDir("acp-fd")
     const cwd = tempDir("acp-fd-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/small",
-      providers: {
-        local: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 1024 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local/small",
+        providers: {
+          local: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "small", contextWindow: 16384, maxTokens: 1024 }],
+          },
         },
-      },
-    }))
+      }),
+    )
     const child = spawn("sh", ["-c", `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, BIN, "acp"], {
       cwd,
       env: { ...cleanEnv(), TURNLOG_HOME: home, ...KEY },

@@ -43,9 +43,7 @@ describe("session/new", () => {
     expect(second.code).toBe(0)
     expect(second.stderr).not.toContain("not found")
     expect(answered).toMatchObject({ stopReason: "end_turn" })
-    const texts = second.updates.flatMap((u) =>
-      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []
-    )
+    const texts = second.updates.flatMap((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])
     expect(texts).toEqual(["Still the same session."])
     const types = readFileSync(log, "utf8").trim().split("\n").slice(1).map((line) => (JSON.parse(line) as { type: string }).type)
     expect(types[0]).toBe("turn/start")

@@ -21,8 +21,7 @@ const answer = (text: string) =>
     { type: "finish", reason: { kind: "stop" } },
   ])
 
-const userTexts = (home: string, id: string) =>
-  logLines(home, id).filter((l) => l.type === "user/message").map((l) => l.data.message.content[0].text as string)
+const userTexts = (home: string, id: string) => logLines(home, id).filter((l) => l.type === "user/message").map((l) => l.data.message.content[0].text as string)
 
 describe("session/fork and session/delete", () => {
   it("fork continues apart from the original; delete removes a session, and is refused for one another process holds", async () => {

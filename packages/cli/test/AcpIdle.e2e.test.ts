@@ -58,8 +58,7 @@ const until = async (what: string, test: () => boolean, timeoutMs = 60_000) => {
   }
 }
 
-const ask = (ctx: acp.ClientContext, sessionId: string, text: string) =>
-  ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
+const ask = (ctx: acp.ClientContext, sessionId: string, text: string) => ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
 
 describe("turnlog acp and an idle session", () => {
   let server: Loopback.Server
@@ -70,18 +69,21 @@ describe("turnlog acp and an idle session", () => {
 
   const home = (idleReleaseSeconds?: number) => {
     const dir = tempDir("acp-idle")
-    writeFileSync(join(dir, "config.json"), JSON.stringify({
-      model: "local/small",
-      providers: {
-        local: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 1024 }],
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({
+        model: "local/small",
+        providers: {
+          local: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "small", contextWindow: 16384, maxTokens: 1024 }],
+          },
         },
-      },
-      ...(idleReleaseSeconds === undefined ? {} : { idleReleaseSeconds }),
-    }))
+        ...(idleReleaseSeconds === undefined ? {} : { idleReleaseSeconds }),
+      }),
+    )
     return dir
   }
 

@@ -29,17 +29,20 @@ describe("an image in an ACP prompt", () => {
   it("reaches a model that takes images, is logged once across three turns, replays on load and is exported", async () => {
     const home = tempDir("acp-image-home")
     const cwd = tempDir("acp-image-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "loop/vision",
-      providers: {
-        loop: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOOP_TEST_KEY",
-          models: [{ id: "vision", input: ["text", "image"] }, { id: "plain" }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "loop/vision",
+        providers: {
+          loop: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOOP_TEST_KEY",
+            models: [{ id: "vision", input: ["text", "image"] }, { id: "plain" }],
+          },
         },
-      },
-    }))
+      }),
+    )
     const env = { TURNLOG_SCRIPTED_MODEL: "", LOOP_TEST_KEY: "sk-image-0123456789" }
     server.enqueue(
       { blocks: [{ type: "text", text: "A picture of noise." }] },

@@ -37,9 +37,9 @@ describe.skipIf(skipPostgres)("turnlog acp on PostgreSQL", () => {
     const run = await agent(home, workspace, modelFile, async (ctx) => {
       await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
       for (let i = 0; i < SESSIONS; i++) ids.push((await ctx.request("session/new", { cwd: workspace, mcpServers: [] })).sessionId)
-      stops = await Promise.all(ids.map((sessionId, i) =>
-        ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] }).then((r) => r.stopReason)
-      ))
+      stops = await Promise.all(
+        ids.map((sessionId, i) => ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] }).then((r) => r.stopReason)),
+      )
       // While it holds every session: its pool and its lease connection.
       const [row] = await admin<{ readonly count: number }>(
         `SELECT count(*)::int AS count FROM pg_stat_activity WHERE application_name = (SELECT a.application_name

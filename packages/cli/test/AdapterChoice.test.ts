@@ -61,7 +61,12 @@ describe("Layers.providerConfig", () => {
     expect(Either.isLeft(bad) && bad.left.message).toMatch(/^config file \/c\/config\.json: invalid ai-sdk provider config: providers\.sdk\.api: /)
     // The README's example: a key from the package's default variable, the package's default URL.
     const readme = await config({
-      claude: { adapter: "ai-sdk", api: "anthropic-messages", apiKeyEnv: "ANTHROPIC_API_KEY", models: [{ id: "claude-sonnet-4-5", contextWindow: 200000, maxTokens: 64000 }] },
+      claude: {
+        adapter: "ai-sdk",
+        api: "anthropic-messages",
+        apiKeyEnv: "ANTHROPIC_API_KEY",
+        models: [{ id: "claude-sonnet-4-5", contextWindow: 200000, maxTokens: 64000 }],
+      },
     })
     expect(Either.map(readme, (c) => Object.keys(c.aiSdk?.providers ?? {}))).toEqual(Either.right(["claude"]))
     const unknown = await config({ sdk: entry("openai-chat", { adapter: "pi" }) })
@@ -118,9 +123,11 @@ describe("a built-in provider given to the AI SDK adapter by name", () => {
 
 describe("Layers.modelLayer", () => {
   it("refuses a model an AI SDK provider does not declare, before any session", async () => {
-    const built = await Effect.runPromise(Effect.either(Effect.scoped(Layer.build(
-      Layers.modelLayer(settings({ sdk: entry("openai-chat", { adapter: "ai-sdk" }) }), { kind: "provider", route: "sdk/other" }),
-    ).pipe(Effect.provide(ReplayDiagnostics.layerSilent)))))
+    const built = await Effect.runPromise(Effect.either(Effect.scoped(
+      Layer.build(
+        Layers.modelLayer(settings({ sdk: entry("openai-chat", { adapter: "ai-sdk" }) }), { kind: "provider", route: "sdk/other" }),
+      ).pipe(Effect.provide(ReplayDiagnostics.layerSilent)),
+    )))
     expect(Either.isLeft(built) && built.left.message).toBe('model sdk/other: provider "sdk" has no model "other"')
   })
 })

@@ -18,8 +18,7 @@ const APIS = ["anthropic-messages", "openai-responses", "google-generative-ai", 
 type Api = (typeof APIS)[number]
 
 /** A signature unique to `id`, in the form the wire carries it. */
-const signatureOf = (api: Api, id: string) =>
-  api === "openai-responses" ? `gAAAAABenc-${id}` : Buffer.from(`signature of ${id}`).toString("base64")
+const signatureOf = (api: Api, id: string) => api === "openai-responses" ? `gAAAAABenc-${id}` : Buffer.from(`signature of ${id}`).toString("base64")
 
 /** An answer whose reasoning is signed with `id`'s signature (on the Responses wire, its own reasoning item). */
 const signedReply = (api: Api, id: string): Loopback.ReplyInput => ({
@@ -128,6 +127,11 @@ describe.each(APIS)("%s: a session moved pi-ai → ai-sdk → pi-ai", (api) => {
     const moved = (id: string, from: string, to: string) =>
       `Message <code>${id}</code> (loop/m), written by the ${from} adapter, is sent by the ${to} adapter from this turn on as provider-neutral content: replay state kind &quot;${from}&quot; is not &quot;${to}&quot;`
     expect(marks).toEqual(["1", "2", moved(one!, "pi-ai", "ai-sdk"), "3", "4", moved(two!, "ai-sdk", "pi-ai"), moved(three!, "ai-sdk", "pi-ai")])
-    expect([...page.matchAll(/<div class="meta">[^<]*<time[^<]*<\/time>[^<]* · (adapters? [\w-]+(?:, [\w-]+)*)/g)].map((m) => m[1])).toEqual(["adapter pi-ai", "adapter ai-sdk", "adapter ai-sdk", "adapter pi-ai"])
+    expect([...page.matchAll(/<div class="meta">[^<]*<time[^<]*<\/time>[^<]* · (adapters? [\w-]+(?:, [\w-]+)*)/g)].map((m) => m[1])).toEqual([
+      "adapter pi-ai",
+      "adapter ai-sdk",
+      "adapter ai-sdk",
+      "adapter pi-ai",
+    ])
   })
 })

@@ -45,9 +45,7 @@ const script = (dir: string): string => {
 }
 
 const tmux = (socket: string, ...args: ReadonlyArray<string>): Promise<string> =>
-  new Promise((resolve, reject) =>
-    execFile("tmux", ["-L", socket, ...args], (error, stdout) => (error === null ? resolve(stdout) : reject(error)))
-  )
+  new Promise((resolve, reject) => execFile("tmux", ["-L", socket, ...args], (error, stdout) => (error === null ? resolve(stdout) : reject(error))))
 
 /** A terminal of 100 columns running `turnlog <args>` in `cwd`; its exit code is printed when it ends. */
 const terminal = async (cwd: string, env: Record<string, string>, args: ReadonlyArray<string> = ["chat"]) => {
@@ -58,8 +56,7 @@ const terminal = async (cwd: string, env: Record<string, string>, args: Readonly
   writeFileSync(launcher, [...exports, `'${process.execPath}' '${BIN}' ${args.join(" ")}`, `echo "[exit $?]"`, "sleep 600"].join("\n") + "\n")
   await tmux(socket, "new-session", "-d", "-x", "100", "-y", "40", "-c", cwd, `sh '${launcher}'`)
   // Rows joined where they wrapped, each without the blanks that fill it out.
-  const screen = () =>
-    tmux(socket, "capture-pane", "-p", "-J", "-S", "-200").then((text) => text.split("\n").map((l) => l.trimEnd()).join("\n"))
+  const screen = () => tmux(socket, "capture-pane", "-p", "-J", "-S", "-200").then((text) => text.split("\n").map((l) => l.trimEnd()).join("\n"))
   return {
     socket,
     screen,
@@ -252,10 +249,13 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
         apiKeyEnv: "LOOP_TEST_KEY",
         models: [{ id, contextWindow: 200000, maxTokens: 8192 }],
       })
-      writeFileSync(join(home, "config.json"), JSON.stringify({
-        model: "loop/m",
-        providers: { loop: provider("anthropic-messages", "m"), other: provider("openai-completions", "big") },
-      }))
+      writeFileSync(
+        join(home, "config.json"),
+        JSON.stringify({
+          model: "loop/m",
+          providers: { loop: provider("anthropic-messages", "m"), other: provider("openai-completions", "big") },
+        }),
+      )
       const env = { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-model-0123456789" }
       server.enqueue({ blocks: [{ type: "text", text: "one" }] })
       const first = await turnlog(["run", "--model", "other/big", "first"], { cwd, env })

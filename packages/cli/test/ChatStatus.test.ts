@@ -9,10 +9,14 @@ import { ENTER, open, stop, text, toolCall } from "./support/chat.js"
 
 describe("the interactive session's status lines", () => {
   it("an edit_file call shows the diff of the edit under its done line, added lines green and removed red", async () => {
-    const s = await open([
-      toolCall("c1", "edit_file", JSON.stringify({ path: "a.txt", old_text: "two", new_text: "2" })),
-      [...text("Edited."), stop],
-    ], {}, { files: { "a.txt": "one\ntwo\nthree\n" } })
+    const s = await open(
+      [
+        toolCall("c1", "edit_file", JSON.stringify({ path: "a.txt", old_text: "two", new_text: "2" })),
+        [...text("Edited."), stop],
+      ],
+      {},
+      { files: { "a.txt": "one\ntwo\nthree\n" } },
+    )
     s.send("edit it")
     await s.terminal.until((t) => t.includes("Reject"), "the permission question")
     s.terminal.type(ENTER)
@@ -81,12 +85,16 @@ describe("a compaction in the interactive session", () => {
   it("is a status line while the summary is asked for, then says what it came to, and the turn goes on", async () => {
     // About 1,600 tokens each (four characters to a token): the third request would not leave a 4,000-token window its reserve.
     const long = (label: string) => Array.from({ length: 400 }, (_, i) => `${label}${i}`.padEnd(15, "x")).join(" ")
-    const s = await open([
-      [...text(long("a")), stop],
-      [...text(long("b")), stop],
-      { chunks: [...text("The user asked ", "for two long answers."), stop], delayMs: 20 },
-      [...text("Third answer."), stop],
-    ], { modelInfo: { contextWindow: 4000, maxTokens: 500 } }, { rows: 20 })
+    const s = await open(
+      [
+        [...text(long("a")), stop],
+        [...text(long("b")), stop],
+        { chunks: [...text("The user asked ", "for two long answers."), stop], delayMs: 20 },
+        [...text("Third answer."), stop],
+      ],
+      { modelInfo: { contextWindow: 4000, maxTokens: 500 } },
+      { rows: 20 },
+    )
     s.send("first")
     await s.terminal.until((t) => t.includes("a399"), "the first answer")
     s.send("second")

@@ -190,9 +190,7 @@ describe("the interactive session's view", () => {
     await s.terminal.until((t) => t.includes("Back again."), "the answer in the resumed session")
     // The session the chat opened with.
     const first = await s.quit()
-    const prompts = (await s.events(first)).flatMap((e) =>
-      e.type === "user/message" ? [(e.data.message.content[0] as { text: string }).text] : []
-    )
+    const prompts = (await s.events(first)).flatMap((e) => e.type === "user/message" ? [(e.data.message.content[0] as { text: string }).text] : [])
     expect(prompts).toEqual(["first topic", "and now"])
   })
 

@@ -17,7 +17,7 @@ describe("a code block's colours", () => {
     ["ts", "const n = 1_000 // one\nif (x) return `a${b}`", ["<k:const> n = <n:1_000> <c:// one>", "<k:if> (x) <k:return> <s:`a${b}`>"]],
     ["ts", "/* a\nb */ let", ["<c:/* a>", "<c:b */> <k:let>"]],
     ["json", '{"a": [1.5, true, "x"]}', ['{<v:"a">: [<n:1.5>, <k:true>, <s:"x">]}']],
-    ["sh", 'for f in *.md; do echo "$f" # each\ndone', ["<k:for> f <k:in> *.md; <k:do> echo <s:\"$f\"> <c:# each>", "<k:done>"]],
+    ["sh", 'for f in *.md; do echo "$f" # each\ndone', ['<k:for> f <k:in> *.md; <k:do> echo <s:"$f"> <c:# each>', "<k:done>"]],
     ["bash", "echo a#b $HOME", ["echo a#b <v:$HOME>"]],
     ["python", 'def f():\n    """doc\n    more"""\n    return None', ["<k:def> f():", '    <s:"""doc>', '<s:    more""">', "    <k:return> <k:None>"]],
     ["py", "print(f'{x}')", ["print(<s:f'{x}'>)"]],

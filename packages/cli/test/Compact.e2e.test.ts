@@ -25,18 +25,21 @@ describe("turnlog compact", () => {
   const threeLongTurns = async (label: string, api: Loopback.Api) => {
     const home = tempDir(label)
     const cwd = tempDir(`${label}-cwd`)
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/small",
-      providers: {
-        local: {
-          api,
-          baseUrl: server.baseUrl(api),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local/small",
+        providers: {
+          local: {
+            api,
+            baseUrl: server.baseUrl(api),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
+          },
         },
-      },
-      compaction: { keepRecentTokens: 2000 },
-    }))
+        compaction: { keepRecentTokens: 2000 },
+      }),
+    )
     const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
     for (let i = 1; i <= 3; i++) {
       server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
@@ -48,7 +51,7 @@ describe("turnlog compact", () => {
 
   it("summarises the older turns with the session's model and prints the estimates before and after", async () => {
     const { home, cwd, env } = await threeLongTurns("compact", "anthropic-messages")
-    expect((await turnlog(["compact"], { cwd, env }))).toMatchObject({
+    expect(await turnlog(["compact"], { cwd, env })).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("compact needs one of --session <id> or --continue"),
     })
@@ -74,9 +77,11 @@ describe("turnlog compact", () => {
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain("── turn 1 (compacted: the model sees it only through a summary)")
     expect(shown.stdout).not.toContain("── turn 3 (compacted")
-    expect(shown.stdout).toMatch(new RegExp(
-      `compaction \\(between turns\\): the history before event ${event.data.firstKeptSeq} summarised by local/small, about ${before} → ${after} tokens:\n  Summary: three long questions, each answered.`,
-    ))
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `compaction \\(between turns\\): the history before event ${event.data.firstKeptSeq} summarised by local/small, about ${before} → ${after} tokens:\n  Summary: three long questions, each answered.`,
+      ),
+    )
     // Still printed: nothing before the compaction is gone.
     expect(shown.stdout).toContain("Question 1.")
 

@@ -43,7 +43,8 @@ describe("run on an existing session without its provider key", () => {
     const before = readFileSync(file, "utf8")
     const requests = server.requests().length
 
-    const sentence = `turnlog: no credential for local/test-model: set the environment variable LOCAL_TEST_KEY (MISSING_CREDENTIAL); nothing was added to session ${id}\n`
+    const sentence =
+      `turnlog: no credential for local/test-model: set the environment variable LOCAL_TEST_KEY (MISSING_CREDENTIAL); nothing was added to session ${id}\n`
     for (const args of [["run", "--continue", "again"], ["run", "--session", id!, "again"]]) {
       const refused = await turnlog(args, { cwd, env: { TURNLOG_HOME: home } })
       expect({ code: refused.code, stdout: refused.stdout }, refused.stderr).toEqual({ code: 1, stdout: "" })

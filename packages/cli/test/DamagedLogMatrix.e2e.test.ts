@@ -37,7 +37,7 @@ const DAMAGES: ReadonlyArray<Damage> = [
   { kind: "an unknown event type", make: (l) => text(edit(l, 2, (e) => (e.type = "future/event"))), line: 3 },
   { kind: "a gap in seq", make: (l) => text([...l.slice(0, 3), ...l.slice(4)]), line: 4 },
   { kind: "a field of the wrong type", make: (l) => text(edit(l, 1, (e) => (e.seq = "1"))), line: 2 },
-  { kind: "a line that is not JSON before complete events", make: (l) => text([...l.slice(0, 3), "{\"seq\":3,", ...l.slice(4)]), line: 4 },
+  { kind: "a line that is not JSON before complete events", make: (l) => text([...l.slice(0, 3), '{"seq":3,', ...l.slice(4)]), line: 4 },
   {
     kind: "bytes that are not UTF-8 before complete events",
     make: (l) => Buffer.concat([text(l.slice(0, 3)), Buffer.from([0xff, 0xfe, 0x0a]), text(l.slice(4))]),

@@ -29,8 +29,7 @@ describe.skipIf(process.getuid?.() !== 0)("turnlog --store sqlite on a full disk
       const cwd = tempDir("full-disk-cwd")
       const script = join(cwd, "model.jsonl")
       writeFileSync(script, [reply("ok")].map((c) => JSON.stringify(c)).join("\n") + "\n")
-      const run = (...args: Array<string>) =>
-        turnlog(["--home", home, "--store", "sqlite", "run", ...args], { cwd, env: { TURNLOG_SCRIPTED_MODEL: script } })
+      const run = (...args: Array<string>) => turnlog(["--home", home, "--store", "sqlite", "run", ...args], { cwd, env: { TURNLOG_SCRIPTED_MODEL: script } })
 
       const first = await run("hello")
       expect(first.code, first.stderr).toBe(0)

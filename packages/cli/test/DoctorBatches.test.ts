@@ -18,7 +18,12 @@ const last: Array<StreamChunk> = [
 const answer: SessionLog.EventInput = {
   type: "assistant/message",
   data: {
-    message: { id: "msg_a" as never, role: "assistant", content: [{ type: "text", text: "Hello world" }], source: { kind: "model", provider: "p", model: "m" } },
+    message: {
+      id: "msg_a" as never,
+      role: "assistant",
+      content: [{ type: "text", text: "Hello world" }],
+      source: { kind: "model", provider: "p", model: "m" },
+    },
     finish: { kind: "stop" },
   },
 }

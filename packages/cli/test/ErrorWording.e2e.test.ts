@@ -49,9 +49,12 @@ describe("error wording", () => {
 
   it("a provider baseUrl that is not a URL is refused when the config is read, naming the field", async () => {
     const file = join(home, "url.json")
-    writeFileSync(file, JSON.stringify({
-      providers: { local: { api: "openai-completions", baseUrl: "not a url", apiKeyEnv: "K", models: [{ id: "m" }] } },
-    }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: { local: { api: "openai-completions", baseUrl: "not a url", apiKeyEnv: "K", models: [{ id: "m" }] } },
+      }),
+    )
     const result = await turnlog(["--config", file, "sessions"], { cwd, env })
     expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
       code: 2,

@@ -19,7 +19,6 @@ import { BIN, cleanEnv, hasStackTrace, type Outcome, removeTempDirs, tempDir, tu
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-
 /** The binary with `input` on its stdin. */
 const withStdin = (args: ReadonlyArray<string>, input: string, options: { cwd: string; env: Record<string, string> }) =>
   new Promise<Outcome>((resolve) => {
@@ -38,7 +37,6 @@ const sessionIdFrom = (stderr: string): string => {
   return match[1]!
 }
 
-
 const thinkingOf = (body: unknown) =>
   (body as { messages: Array<{ role: string; content: unknown }> }).messages
     .filter((m) => m.role === "assistant")
@@ -56,17 +54,20 @@ describe.skipIf(skipPostgres)("a session moved between PostgreSQL and JSONL", ()
     await admin(`CREATE SCHEMA ${first}`)
     await admin(`CREATE SCHEMA ${second}`)
     server = await Loopback.start()
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/thinker",
-      providers: {
-        local: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "thinker", reasoning: true }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local/thinker",
+        providers: {
+          local: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "thinker", reasoning: true }],
+          },
         },
-      },
-    }))
+      }),
+    )
     env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-local-123456" }
   })
   afterAll(async () => {
@@ -156,8 +157,7 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
   const cwd = tempDir("import-cwd")
   const env = { TURNLOG_HOME: home }
   const header = { type: "session", version: 1, id: "20260101T000000-0a0b0c0d", createdAt: "2026-01-01T00:00:00.000Z", cwd }
-  const event = (seq: number, type: string, data: unknown) =>
-    JSON.stringify({ seq, time: `2026-01-01T00:00:0${seq}.000Z`, type, data })
+  const event = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, time: `2026-01-01T00:00:0${seq}.000Z`, type, data })
   const user = (seq: number, text: string) =>
     event(seq, "user/message", {
       message: { id: `msg_u${seq}`, role: "user", content: [{ type: "text", text }], source: { kind: "user" } },
@@ -187,7 +187,7 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
     await refused(
       "unknown.jsonl",
       log(JSON.stringify(header), event(1, "turn/start", {}), event(2, "turn/pause", {})),
-      ":3: unknown event type \"turn/pause\" (written by a newer turnlog?)",
+      ':3: unknown event type "turn/pause" (written by a newer turnlog?)',
     )
     await refused(
       "torn.jsonl",
@@ -196,7 +196,7 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
     )
     const damaged = await refused(
       "damaged.jsonl",
-      log(JSON.stringify(header), event(1, "turn/start", {}), "{\"seq\":2,\"ti", user(3, "hi")),
+      log(JSON.stringify(header), event(1, "turn/start", {}), '{"seq":2,"ti', user(3, "hi")),
       ":3: unreadable line followed by a complete event (seq 3, line 4)",
     )
     // The JSONL reader says the same of the same log.

@@ -111,8 +111,11 @@ describe("a command line the parser refuses", () => {
   it.each([
     ["Missing argument <id>\n\n", ["export"], "missing argument <id>"],
     ["'many' is not a integer", ["run", "--max-tokens", "many", "hi"], "--max-tokens takes a whole number, not 'many'"],
-    ["Expected one of the following cases: ask, read-only, auto-edit, full-access", ["run", "--mode=yolo", "hi"],
-      "--mode takes ask, read-only, auto-edit or full-access, not 'yolo'"],
+    [
+      "Expected one of the following cases: ask, read-only, auto-edit, full-access",
+      ["run", "--mode=yolo", "hi"],
+      "--mode takes ask, read-only, auto-edit or full-access, not 'yolo'",
+    ],
     ["Expected one of the following cases: jsonl, sqlite, postgres", ["--store", "mongo", "sessions"], "--store takes jsonl, sqlite or postgres, not 'mongo'"],
     ["Received unknown argument: 'b'", ["show", "a", "b"], "unexpected argument 'b'"],
   ])("%j is said as one sentence", (said, args, sentence) => {

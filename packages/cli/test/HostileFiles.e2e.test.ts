@@ -104,27 +104,30 @@ describe("a home that cannot be used", () => {
     }
   })()
 
-  it.skipIf(!reachable).each([["sessions"], ["doctor"], ["show", ID]])("turnlog %j on a home the user cannot enter says permission denied (exit 1)", async (...args) => {
-    const dir = tempDir("locked-home")
-    chmodSync(dir, 0o755)
-    const home = join(dir, "home")
-    mkdirSync(join(home, "sessions"), { recursive: true })
-    // root enters every directory: the command then runs as nobody, the home still root's.
-    chmodSync(home, root ? 0o700 : 0o000)
-    const cwd = tempDir("locked-cwd")
-    if (root) {
-      chmodSync(cwd, 0o755)
-      chownSync(cwd, 65534, 65534)
-    }
-    try {
-      const result = await bounded(["--home", home, ...args], cwd, { HOME: cwd }, root ? 65534 : undefined)
-      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
-        code: 1,
-        stdout: "",
-        stderr: `turnlog: the home ${home}: permission denied\n`,
-      })
-    } finally {
-      chmodSync(home, 0o700)
-    }
-  })
+  it.skipIf(!reachable).each([["sessions"], ["doctor"], ["show", ID]])(
+    "turnlog %j on a home the user cannot enter says permission denied (exit 1)",
+    async (...args) => {
+      const dir = tempDir("locked-home")
+      chmodSync(dir, 0o755)
+      const home = join(dir, "home")
+      mkdirSync(join(home, "sessions"), { recursive: true })
+      // root enters every directory: the command then runs as nobody, the home still root's.
+      chmodSync(home, root ? 0o700 : 0o000)
+      const cwd = tempDir("locked-cwd")
+      if (root) {
+        chmodSync(cwd, 0o755)
+        chownSync(cwd, 65534, 65534)
+      }
+      try {
+        const result = await bounded(["--home", home, ...args], cwd, { HOME: cwd }, root ? 65534 : undefined)
+        expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+          code: 1,
+          stdout: "",
+          stderr: `turnlog: the home ${home}: permission denied\n`,
+        })
+      } finally {
+        chmodSync(home, 0o700)
+      }
+    },
+  )
 })

@@ -126,7 +126,7 @@ describe.skipIf(skipBrowser)("an HTML export in chromium", () => {
 
       // What the model answered is on the page as text, and none of it ran.
       const answer = page.locator("#turn-1 .item.assistant > .md").first()
-      expect(await answer.innerText()).toContain("Here: <script>window.__pwned = 1</script> and <img src=x onerror=\"window.__pwned = 2\">")
+      expect(await answer.innerText()).toContain('Here: <script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2">')
       expect(await page.locator("main img, main script, main iframe").count()).toBe(0)
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned)).toBeUndefined()
       expect(dialogs).toEqual([])
@@ -161,11 +161,14 @@ describe.skipIf(skipBrowser)("an HTML export in chromium", () => {
 
       // Filters.
       await page.check("input[data-filter=notools]")
-      expect(await page.locator(".item.tool").evaluateAll((all) => all.filter((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null).length)).toBe(0)
+      expect(await page.locator(".item.tool").evaluateAll((all) => all.filter((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null).length))
+        .toBe(0)
       await page.uncheck("input[data-filter=notools]")
       await page.check("input[data-filter=prompts]")
       expect(await page.locator("#turn-1 .item.user").isVisible()).toBe(true)
-      expect(await page.locator("#turn-1 .item.assistant").evaluateAll((all) => all.map((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null))).toEqual([false, false])
+      expect(
+        await page.locator("#turn-1 .item.assistant").evaluateAll((all) => all.map((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null)),
+      ).toEqual([false, false])
       await page.uncheck("input[data-filter=prompts]")
       await page.check("input[data-filter=problems]")
       expect(await page.locator("#turn-5").isVisible()).toBe(false)
@@ -204,7 +207,9 @@ describe.skipIf(skipBrowser)("an HTML export in chromium", () => {
     try {
       const page = await context.newPage()
       await page.goto(pathToFileURL(file).href)
-      const background = await page.evaluate(() => (globalThis as unknown as PageGlobals).getComputedStyle((globalThis as unknown as PageGlobals).document.body).backgroundColor)
+      const background = await page.evaluate(() =>
+        (globalThis as unknown as PageGlobals).getComputedStyle((globalThis as unknown as PageGlobals).document.body).backgroundColor
+      )
       expect(background).toBe("rgb(23, 24, 26)")
       mkdirSync(ARTIFACTS, { recursive: true })
       await page.screenshot({ path: new URL("html-export-dark.png", ARTIFACTS).pathname })

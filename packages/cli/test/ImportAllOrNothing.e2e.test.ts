@@ -22,8 +22,7 @@ afterAll(removeTempDirs)
 
 const ID = "20260101T000000-1e2e3e4e"
 const TIME = "2026-01-01T00:00:00.000Z"
-const header = (fields: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: "session", version: 2, id: ID, createdAt: TIME, cwd: "/work/moved", ...fields })
+const header = (fields: Record<string, unknown> = {}) => JSON.stringify({ type: "session", version: 2, id: ID, createdAt: TIME, cwd: "/work/moved", ...fields })
 const event = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, time: TIME, type, data })
 const user = (seq: number, text: string) =>
   event(seq, "user/message", { message: { id: `msg_${seq}`, role: "user", content: [{ type: "text", text }], source: { kind: "user" } } })
@@ -176,8 +175,12 @@ describe.skipIf(process.getuid?.() !== 0)("turnlog import on a disk that fills u
       expect(full.stdout).toBe("")
       expect(full.stderr).toMatch(
         name === "jsonl"
-          ? new RegExp(`^turnlog: session ${ID} was not imported \\(nothing was stored in the jsonl store\\): create ${home}/sessions/${ID}\\.jsonl: ENOSPC: no space left on device, write\\n$`)
-          : new RegExp(`^turnlog: session ${ID} was not imported \\(nothing was stored in the sqlite store\\): create ${home}/sessions\\.db: database or disk is full\\n$`),
+          ? new RegExp(
+            `^turnlog: session ${ID} was not imported \\(nothing was stored in the jsonl store\\): create ${home}/sessions/${ID}\\.jsonl: ENOSPC: no space left on device, write\\n$`,
+          )
+          : new RegExp(
+            `^turnlog: session ${ID} was not imported \\(nothing was stored in the sqlite store\\): create ${home}/sessions\\.db: database or disk is full\\n$`,
+          ),
       )
       expect(await run("sessions")).toStrictEqual({ code: 0, stdout: NO_SESSIONS, stderr: "" })
       if (name === "jsonl") expect(readdirSync(join(home, "sessions"))).toStrictEqual([])

@@ -109,12 +109,15 @@ describe("a provider baseUrl carrying a user name or password", () => {
     const home = tempDir("keys-url")
     const cwd = tempDir("keys-url-cwd")
     const file = join(home, "config.json")
-    writeFileSync(file, JSON.stringify({
-      model: "local/m",
-      providers: {
-        local: { api: "openai-completions", baseUrl: "https://me:hunter2-secret@proxy.example/v1", apiKeyEnv: "K", models: [{ id: "m" }] },
-      },
-    }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model: "local/m",
+        providers: {
+          local: { api: "openai-completions", baseUrl: "https://me:hunter2-secret@proxy.example/v1", apiKeyEnv: "K", models: [{ id: "m" }] },
+        },
+      }),
+    )
     const result = await turnlog(["run", "hello"], { cwd, env: { TURNLOG_HOME: home, K: "sk-some-key-value" } })
     expect(result).toEqual({
       code: 2,

@@ -79,9 +79,7 @@ describe("MCP servers end to end", () => {
 
     const broken = `MCP server "broken" could not be started: spawn ${join(workspace, "no-such-server")} ENOENT; its tools are not available in this session`
     expect(stderr).toContain(`turnlog: ${broken}\n`)
-    const texts = updates.flatMap((u) =>
-      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []
-    )
+    const texts = updates.flatMap((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])
     expect(texts).toEqual([`${broken}.\n\n`, "The server echoed."])
     const call = updates.find((u) => u.sessionUpdate === "tool_call")
     expect(call).toMatchObject({ sessionUpdate: "tool_call", rawInput: { message: "from the model" } })

@@ -77,28 +77,31 @@ const probe = async (env: Record<string, string>) => {
     env: { TURNLOG_HOME: home, [MARKER]: "turnlog-only", ...env },
   })
   const [id] = sessionIds(home)
-  const results = id === undefined ? [] : logLines(home, id).filter((line) => line.type === "tool/result").map((line) =>
-    (line.data.message.content as Array<{ content: string }>)[0]!.content
-  )
+  const results = id === undefined ?
+    [] :
+    logLines(home, id).filter((line) => line.type === "tool/result").map((line) => (line.data.message.content as Array<{ content: string }>)[0]!.content)
   return { ran, results, home, workspace, outside }
 }
 
 describe("stdio MCP servers and the sandbox", () => {
-  it.skipIf(sandbox === undefined && !required)("in the sandbox: no environment block outside it, writes only in the session's directory, the tools work", async () => {
-    const { ran, results, home, workspace, outside } = await probe({ TURNLOG_SANDBOX: "require" })
-    expect([ran.code, ran.stdout], ran.stderr).toEqual([0, "Done.\n"])
-    expect(results).toHaveLength(4)
-    // Its parent is the sandbox's first process, started without turnlog's environment.
-    expect(results[0]).toMatch(/^0 of \d+ environment blocks hold the marker; the parent's is clean$/)
-    expect(results.slice(1)).toEqual([
-      `wrote ${join(workspace, "inside.txt")}`,
-      `could not write ${join(outside, "outside.txt")}: EROFS`,
-      `could not write ${join(home, "sessions", "planted.jsonl")}: EROFS`,
-    ])
-    expect(readFileSync(join(workspace, "inside.txt"), "utf8")).toBe("written by an MCP server\n")
-    expect(readdirSync(outside)).toEqual([])
-    expect(readdirSync(join(home, "sessions")).filter((f) => f.startsWith("planted"))).toEqual([])
-  })
+  it.skipIf(sandbox === undefined && !required)(
+    "in the sandbox: no environment block outside it, writes only in the session's directory, the tools work",
+    async () => {
+      const { ran, results, home, workspace, outside } = await probe({ TURNLOG_SANDBOX: "require" })
+      expect([ran.code, ran.stdout], ran.stderr).toEqual([0, "Done.\n"])
+      expect(results).toHaveLength(4)
+      // Its parent is the sandbox's first process, started without turnlog's environment.
+      expect(results[0]).toMatch(/^0 of \d+ environment blocks hold the marker; the parent's is clean$/)
+      expect(results.slice(1)).toEqual([
+        `wrote ${join(workspace, "inside.txt")}`,
+        `could not write ${join(outside, "outside.txt")}: EROFS`,
+        `could not write ${join(home, "sessions", "planted.jsonl")}: EROFS`,
+      ])
+      expect(readFileSync(join(workspace, "inside.txt"), "utf8")).toBe("written by an MCP server\n")
+      expect(readdirSync(outside)).toEqual([])
+      expect(readdirSync(join(home, "sessions")).filter((f) => f.startsWith("planted"))).toEqual([])
+    },
+  )
 
   it("without the sandbox (TURNLOG_SANDBOX=off) the same server reads turnlog's environment block and writes anywhere", async () => {
     const { ran, results, outside } = await probe({ TURNLOG_SANDBOX: "off" })

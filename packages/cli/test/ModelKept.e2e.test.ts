@@ -21,23 +21,26 @@ describe("the session's model", () => {
   it("is kept by --continue and --session; --model switches it and says so", async () => {
     const home = tempDir("model-home")
     const cwd = tempDir("model-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "loop/m",
-      providers: {
-        loop: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOOP_TEST_KEY",
-          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "loop/m",
+        providers: {
+          loop: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOOP_TEST_KEY",
+            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+          },
+          other: {
+            api: "openai-completions",
+            baseUrl: server.baseUrl("openai-completions"),
+            apiKeyEnv: "LOOP_TEST_KEY",
+            models: [{ id: "big", contextWindow: 200000, maxTokens: 8192 }],
+          },
         },
-        other: {
-          api: "openai-completions",
-          baseUrl: server.baseUrl("openai-completions"),
-          apiKeyEnv: "LOOP_TEST_KEY",
-          models: [{ id: "big", contextWindow: 200000, maxTokens: 8192 }],
-        },
-      },
-    }))
+      }),
+    )
     const env = { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-model-0123456789" }
     const turn = async (args: ReadonlyArray<string>, answer: string) => {
       const before = server.requests().length

@@ -11,15 +11,18 @@ afterAll(removeTempDirs)
 describe("turnlog models", () => {
   const home = tempDir("models-home")
   const cwd = tempDir("models-cwd")
-  writeFileSync(join(home, "config.json"), JSON.stringify({
-    providers: {
-      local: {
-        api: "openai-completions",
-        baseUrl: "http://127.0.0.1:9/v1",
-        models: [{ id: "small", contextWindow: 32768, maxTokens: 4096 }, { id: "big", contextWindow: 131072, maxTokens: 16384 }],
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({
+      providers: {
+        local: {
+          api: "openai-completions",
+          baseUrl: "http://127.0.0.1:9/v1",
+          models: [{ id: "small", contextWindow: 32768, maxTokens: 4096 }, { id: "big", contextWindow: 131072, maxTokens: 16384 }],
+        },
       },
-    },
-  }))
+    }),
+  )
   const env = { TURNLOG_HOME: home }
 
   it("lists the config's providers' models, and a built-in provider's once its key is set", async () => {

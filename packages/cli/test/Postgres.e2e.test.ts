@@ -13,7 +13,6 @@ import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-
 const sessionIdFrom = (stderr: string): string => {
   const match = /^turnlog: session (\S+)$/m.exec(stderr)
   if (match === null) throw new Error(`no session id in: ${stderr}`)
@@ -32,17 +31,20 @@ describe.skipIf(skipPostgres)("the postgres store", () => {
   beforeAll(async () => {
     await admin(`CREATE SCHEMA ${schema}`)
     server = await Loopback.start()
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "local/test-model",
-      providers: {
-        local: {
-          api: "openai-completions",
-          baseUrl: server.baseUrl("openai-completions"),
-          apiKeyEnv: "LOCAL_TEST_KEY",
-          models: [{ id: "test-model" }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local/test-model",
+        providers: {
+          local: {
+            api: "openai-completions",
+            baseUrl: server.baseUrl("openai-completions"),
+            apiKeyEnv: "LOCAL_TEST_KEY",
+            models: [{ id: "test-model" }],
+          },
         },
-      },
-    }))
+      }),
+    )
     env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-local-123456", TURNLOG_DATABASE_URL: url }
   })
   afterAll(async () => {
@@ -81,7 +83,7 @@ describe.skipIf(skipPostgres)("the postgres store", () => {
       ["Hello from the loopback.", undefined],
       ["Writing it now.", undefined],
     ])
-    expect(JSON.stringify(body)).not.toContain("write_file\",\"arguments")
+    expect(JSON.stringify(body)).not.toContain('write_file","arguments')
 
     const listed = await turnlog(["sessions", "--store", "postgres", "--json"], { cwd, env })
     expect(listed.code, listed.stderr).toBe(0)
@@ -126,7 +128,9 @@ describe.skipIf(skipPostgres)("the postgres store", () => {
       env: { ...withoutUrl, TURNLOG_DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/none" },
     })
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toMatch(/^turnlog: the postgres session store cannot be opened: connect to postgres:\/\/postgres@127\.0\.0\.1:1\/none: .*ECONNREFUSED/)
+    expect(refused.stderr).toMatch(
+      /^turnlog: the postgres session store cannot be opened: connect to postgres:\/\/postgres@127\.0\.0\.1:1\/none: .*ECONNREFUSED/,
+    )
     // The password is never shown.
     expect(refused.stderr).not.toContain("hunter2")
   })

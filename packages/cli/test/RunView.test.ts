@@ -176,7 +176,11 @@ describe("turnlog run's view of a turn", () => {
   })
 
   it("leaves out what the model's entry does not know", () => {
-    const { view, written } = offTerminal({ errTty: true, now: () => 0, model: { contextWindow: 0, maxTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } } })
+    const { view, written } = offTerminal({
+      errTty: true,
+      now: () => 0,
+      model: { contextWindow: 0, maxTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } },
+    })
     apply(view, { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } }, { type: "turn-end", reason: "completed" })
     expect(written.err).toBe("turnlog: 12 in, 3 out · 0.0 s\n")
   })
@@ -230,7 +234,7 @@ describe("turnlog run's answer as markdown on a terminal", () => {
   it("colours a code block's keywords, strings, comments and numbers apart, its text unchanged", async () => {
     const { terminal, view, screen } = onTerminal({ markdown })
     view.apply({ type: "turn-start" })
-    apply(view, { type: "text-delta", text: "```ts\nconst name = \"turn\" // why\nreturn 42\n```\n" })
+    apply(view, { type: "text-delta", text: '```ts\nconst name = "turn" // why\nreturn 42\n```\n' })
     view.close()
     expect(await screen()).toBe(["```ts", '  const name = "turn" // why', "  return 42", "```"].join("\n"))
     const line = (row: number) => terminal.xterm.buffer.active.getLine(row)!
@@ -243,7 +247,7 @@ describe("turnlog run's answer as markdown on a terminal", () => {
     const string = fg(1, 15)
     const comment = fg(1, 23)
     const number = fg(2, 9)
-    expect([keyword.char, plain.char, string.char, comment.char, number.char]).toEqual(["c", "n", "\"", "/", "4"])
+    expect([keyword.char, plain.char, string.char, comment.char, number.char]).toEqual(["c", "n", '"', "/", "4"])
     expect(keyword.palette && string.palette && comment.palette && number.palette).toBe(true)
     expect(plain.palette).toBe(false)
     expect(new Set([keyword.color, string.color, comment.color, number.color]).size).toBe(4)
@@ -277,5 +281,4 @@ describe("turnlog run's answer as markdown on a terminal", () => {
     expect(units("| a |\n|---|\n| 1 |\n\n")).toEqual({ units: ["| a |\n|---|\n| 1 |\n", "\n"], rest: "" })
     expect(units("| a |\n| 1 |", true)).toEqual({ units: ["| a |\n| 1 |"], rest: "" })
   })
-
 })

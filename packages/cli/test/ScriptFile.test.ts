@@ -27,7 +27,10 @@ describe("ScriptFile.parse", () => {
     ["[1,2]", "chunk 0: expected a stream chunk with a type (block-start, text-delta, reasoning-delta, tool-call-delta, block-end, usage, finish), got 1"],
     ['{"chunks":[],"delayMs":-5}', "delayMs: Expected a non-negative number, actual -5"],
     ['[{"type":"text-delta","index":0}]', "chunk 0.text: is missing"],
-    ['[{"type":"usage","usage":{"inputTokens":1,"outputTokens":2}},{"type":"finish","reason":{"kind":"done"}}]', 'chunk 1.reason.kind: Expected "stop" | "tool-calls" | "max-tokens" | "aborted" | "error", actual "done"'],
+    [
+      '[{"type":"usage","usage":{"inputTokens":1,"outputTokens":2}},{"type":"finish","reason":{"kind":"done"}}]',
+      'chunk 1.reason.kind: Expected "stop" | "tool-calls" | "max-tokens" | "aborted" | "error", actual "done"',
+    ],
     ['"hello"', 'expected an array of stream chunks or {"chunks": [...], "delayMs"?: n, "stall"?: true}, got "hello"'],
   ])("%s is refused in one short sentence", (line, why) => {
     expect(refusal(`[]\n${line}\n`)).toBe(`scripted model model.jsonl:2: ${why}`)

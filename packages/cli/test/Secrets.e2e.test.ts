@@ -203,7 +203,8 @@ describe("a scripted model that splits a key across text deltas", () => {
 describe("passEnv in the config", () => {
   it("is a list of variable names; anything else is named", () => {
     expect(Either.getRight(decodeConfig("c.json", '{"passEnv":["AWS_PROFILE","OPENAI_API_KEY"]}'))._tag).toBe("Some")
-    const keys = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
+    const keys =
+      "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
     const refused = (text: string) => {
       const decoded = decodeConfig("c.json", text)
       return Either.isLeft(decoded) ? decoded.left.message : "accepted"

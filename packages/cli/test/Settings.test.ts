@@ -124,7 +124,8 @@ describe("ModelChoice.choose", () => {
 
 describe("the config's mcpServers", () => {
   const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
-  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
+  const KEYS =
+    "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
 
   it("take the ACP shape, stdio with defaults and http with headers", () => {
     expect(decodeConfig("/c.json", `{"mcpServers":[{"name":"fs","command":"npx"},{"type":"http","name":"t","url":"https://h/mcp"}]}`))
@@ -172,7 +173,8 @@ describe("the compaction setting", () => {
 })
 
 describe("the idleReleaseSeconds setting", () => {
-  const KEYS = "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
+  const KEYS =
+    "(keys: model, maxTokens, streamIdleTimeoutSeconds, idleReleaseSeconds, providers, permissions, scriptedModel, store, database, passEnv, mcpServers, compaction, system, appendSystem, systemFile, appendSystemFile)"
   const message = (text: string) => Either.match(decodeConfig("/c.json", text), { onLeft: (e) => e.message, onRight: () => "ok" })
 
   it("takes a whole number of seconds above 0, and refuses anything else naming the field", () => {

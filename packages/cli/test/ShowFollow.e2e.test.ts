@@ -17,7 +17,6 @@ import { BIN, cleanEnv, removeTempDirs, tempDir, textScript, turnlog } from "./s
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
-
 /** A running command whose output is collected, and a way to wait for text in it. */
 const started = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) => {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...cleanEnv(), ...env } })
@@ -168,9 +167,7 @@ describe("show --follow", () => {
           // The follower's own listening connection, by the name it gives it.
           const name = Buffer.from(`turnlog-follow ${follower.pid} ${hostname()}`).subarray(0, 63).toString()
           const backends = () =>
-            admin<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [name]).then((rows) =>
-              rows.map((r) => r.pid)
-            )
+            admin<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [name]).then((rows) => rows.map((r) => r.pid))
           const waitUntil = async (ok: (pids: Array<number>) => boolean, what: string) => {
             const deadline = Date.now() + 60_000
             for (;;) {

@@ -85,7 +85,7 @@ it.skipIf(skipPrivatePostgres)("show --follow --forever prints every turn exactl
     expect(f.stdout()).toBe(shown.stdout)
     // Every turn once, in order.
     expect(Array.from(f.stdout().matchAll(/^turn (\d+) completed$/gm), (m) => Number(m[1]))).toStrictEqual([1, 2, 3, 4, 5, 6])
-    expect(Array.from(f.stdout().matchAll(/^  (answer \d+)$/gm), (m) => m[1])).toStrictEqual(
+    expect(Array.from(f.stdout().matchAll(/^ {2}(answer \d+)$/gm), (m) => m[1])).toStrictEqual(
       [1, 2, 3, 4, 5, 6].map((k) => `answer ${k}`),
     )
   } finally {

@@ -96,8 +96,7 @@ const runAndSignal = (signal: "SIGINT" | "SIGTERM" | "SIGHUP", twice = false) =>
         }
       }
     })
-    child.on("exit", (code, ended) =>
-      resolve({ code, signal: ended, stdout, home, afterLastSignalMs: Date.now() - lastSignalAt }))
+    child.on("exit", (code, ended) => resolve({ code, signal: ended, stdout, home, afterLastSignalMs: Date.now() - lastSignalAt }))
   })
 
 const events = (home: string) => {

@@ -21,17 +21,20 @@ describe("the prompt from stdin", () => {
     server = await Loopback.start()
     const home = tempDir("stdin-home")
     cwd = tempDir("stdin-cwd")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "loop/m",
-      providers: {
-        loop: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOOP_TEST_KEY",
-          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "loop/m",
+        providers: {
+          loop: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOOP_TEST_KEY",
+            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+          },
         },
-      },
-    }))
+      }),
+    )
     env = { ...cleanEnv(), TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-stdin-0123456789" }
   })
   afterAll(() => server.close())

@@ -38,18 +38,21 @@ describe("the system prompt", () => {
     writeFileSync(join(repo, "CLAUDE.md"), "Shadowed rule.\n")
     writeFileSync(join(repo, "pkg", "CLAUDE.md"), "Package rule: run the tests.\n")
     writeFileSync(join(home, "AGENTS.md"), "User rule: answer briefly.\n")
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      model: "loop/m",
-      providers: {
-        loop: {
-          api: "anthropic-messages",
-          baseUrl: server.baseUrl("anthropic-messages"),
-          apiKeyEnv: "LOOP_TEST_KEY",
-          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "loop/m",
+        providers: {
+          loop: {
+            api: "anthropic-messages",
+            baseUrl: server.baseUrl("anthropic-messages"),
+            apiKeyEnv: "LOOP_TEST_KEY",
+            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
+          },
         },
-      },
-      ...extra,
-    }))
+        ...extra,
+      }),
+    )
     return { home, repo, cwd: join(repo, "pkg"), env: { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-system-0123456789" } }
   }
 
@@ -97,10 +100,13 @@ describe("the system prompt", () => {
     server.enqueue({ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] })
     expect((await turnlog(["run", "first"], { cwd, env })).code).toBe(0)
     expect((await turnlog(["run", "--continue", "second"], { cwd, env })).code).toBe(0)
-    writeFileSync(join(home, "config.json"), JSON.stringify({
-      ...JSON.parse(readFileSync(join(home, "config.json"), "utf8")),
-      system: "You answer in one word.",
-    }))
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        ...JSON.parse(readFileSync(join(home, "config.json"), "utf8")),
+        system: "You answer in one word.",
+      }),
+    )
     const before = server.requests().length
     server.enqueue({ blocks: [{ type: "text", text: "three" }] })
     expect((await turnlog(["run", "--continue", "third"], { cwd, env })).code).toBe(0)

@@ -61,7 +61,7 @@ for (const [form, chunks] of FORMS) {
           { type: "tool-call-delta", index: 0, id: "c1", name: "write_file", argumentsDelta: done },
           { type: "block-end", index: 0, block: { type: "tool-call", id: "c1", name: "write_file", arguments: done } },
           ...text(1, "And now"),
-          { type: "tool-call-delta", index: 2, id: "c2", name: "run_command", argumentsDelta: "{\"comm" },
+          { type: "tool-call-delta", index: 2, id: "c2", name: "run_command", argumentsDelta: '{"comm' },
           { type: "finish", reason: { kind: "max-tokens" } },
         ),
         assistant([{ type: "text", text: "And now" }], { kind: "max-tokens" }),

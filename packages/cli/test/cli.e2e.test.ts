@@ -104,7 +104,7 @@ describe.concurrent("without a key", () => {
       stdout: "",
       stderr: `turnlog: no model to run: no provider key is set and no config file was found at ${join(home, "config.json")}. ` +
         "Set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY " +
-        "(or name a model with --model <provider>/<model>), or set \"model\" in a config file " +
+        '(or name a model with --model <provider>/<model>), or set "model" in a config file ' +
         "($TURNLOG_CONFIG, --config, or config.json in $TURNLOG_HOME). To try turnlog without a key: turnlog demo\n",
     })
     // No session was made for the refused prompt.
@@ -204,11 +204,14 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
   })
 
   it("a mistake inside providers is refused even when no provider answers (the demo model, a script)", async () => {
-    const file = config("providers-unused.json", JSON.stringify({
-      providers: {
-        local: { api: "openai-completions", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "K", models: [{ id: "m" }], modles: [] },
-      },
-    }))
+    const file = config(
+      "providers-unused.json",
+      JSON.stringify({
+        providers: {
+          local: { api: "openai-completions", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "K", models: [{ id: "m" }], modles: [] },
+        },
+      }),
+    )
     const script = config("script.jsonl", JSON.stringify([{ type: "finish", reason: { kind: "stop" } }]) + "\n")
     for (const extra of [{}, { TURNLOG_SCRIPTED_MODEL: script }]) {
       const result = await turnlog(["--config", file, "run", "hi"], { cwd, env: { ...env, ...extra } })
@@ -223,7 +226,10 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
     const file = config("unknown-model.json", JSON.stringify({ model: "nosuch/model" }))
     const cases = [
       [["--config", file, "run", "hi"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
-      [["run", "--model", "anthropic/no-such-model", "hi"], "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model (see: turnlog models)\n"],
+      [
+        ["run", "--model", "anthropic/no-such-model", "hi"],
+        "turnlog: model anthropic/no-such-model: provider anthropic has no model no-such-model (see: turnlog models)\n",
+      ],
       [["--config", file, "acp"], "turnlog: model nosuch/model: unknown provider nosuch (route nosuch/model) (see: turnlog models)\n"],
     ] as const
     for (const [args, message] of cases) {
@@ -235,10 +241,13 @@ describe.concurrent("usage and config errors exit 2 and say what to fix", () => 
   })
 
   it("a bad custom provider is named before acp starts serving", async () => {
-    const file = config("provider.json", JSON.stringify({
-      model: "local/m",
-      providers: { local: { api: "smoke-signals", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "K", models: [{ id: "m" }] } },
-    }))
+    const file = config(
+      "provider.json",
+      JSON.stringify({
+        model: "local/m",
+        providers: { local: { api: "smoke-signals", baseUrl: "http://127.0.0.1:1", apiKeyEnv: "K", models: [{ id: "m" }] } },
+      }),
+    )
     const result = await turnlog(["--config", file, "acp"], { cwd, env })
     expect(result.code, result.stderr).toBe(2)
     expect(result.stdout).toBe("")
@@ -309,7 +318,7 @@ describe("against a provider (the loopback server, declared as a custom provider
       ["Hello from the loopback.", undefined],
       ["Writing it now.", undefined],
     ])
-    expect(JSON.stringify(body)).not.toContain("write_file\",\"arguments")
+    expect(JSON.stringify(body)).not.toContain('write_file","arguments')
   })
 
   it("a write is denied without a terminal to ask, and allowed with --allow-tools", async () => {
@@ -385,7 +394,15 @@ describe("doctor", () => {
             kind: "model",
             provider: "anthropic",
             model: "claude-3-7-sonnet-latest",
-            replayState: { kind: "pi-ai", version: 1, api: "anthropic-messages", provider: "anthropic", model: "claude-3-7-sonnet-latest", stopReason: "stop", blocks: [{ type: "text" }] },
+            replayState: {
+              kind: "pi-ai",
+              version: 1,
+              api: "anthropic-messages",
+              provider: "anthropic",
+              model: "claude-3-7-sonnet-latest",
+              stopReason: "stop",
+              blocks: [{ type: "text" }],
+            },
           },
         },
         finish: { kind: "stop" },
@@ -420,11 +437,19 @@ describe("demo", () => {
     expect(result.code, result.stderr).toBe(0)
     const labels = [...result.stdout.matchAll(/» \[([a-z ]+)\] (.*)/g)].map((m) => [m[1], m[2]])
     expect(labels).toEqual([
-      ["cut off", "the turn ended max-tokens; the model had streamed a tool call it never finished. Kept blocks: reasoning, text; tool calls logged or run: 0."],
+      [
+        "cut off",
+        "the turn ended max-tokens; the model had streamed a tool call it never finished. Kept blocks: reasoning, text; tool calls logged or run: 0.",
+      ],
       ["pruned", "the raw finish chunk's envelope has 3 block entries; the stored message's has 2, one per kept block."],
       ["replayed natively", "the cut-off message went back in the continuation's request natively, with its pruned envelope; diagnostics during the turn: 0."],
       ["tool ran", "the continuation's read_file call was logged, allowed, run, and its result stored (1 result)."],
-      ["degraded", expect.stringMatching(/^INVALID_REPLAY_STATE: session \S+, message msg_\w+ \(anthropic\/claude-3-7-sonnet-latest -> turnlog\/demo\) sent as provider-neutral content: legacy flat version-1 pi-ai state$/)],
+      [
+        "degraded",
+        expect.stringMatching(
+          /^INVALID_REPLAY_STATE: session \S+, message msg_\w+ \(anthropic\/claude-3-7-sonnet-latest -> turnlog\/demo\) sent as provider-neutral content: legacy flat version-1 pi-ai state$/,
+        ),
+      ],
       ["continued", "1 message(s) went as provider-neutral content and the turn still ended completed."],
     ])
     expect(result.stdout).toContain("━━ turnlog doctor")
@@ -437,8 +462,8 @@ describe("demo", () => {
     const pages = [...result.stdout.matchAll(/^ {2}(\/.+\.html)$/gm)].map((m) => m[1]!)
     expect(pages.map((page) => dirname(page))).toEqual([dir, dir])
     const [cut, legacy] = pages.map((page) => readFileSync(page, "utf8"))
-    expect(cut).toContain("<div class=\"who\">cut at the output limit</div>")
-    expect(legacy).toContain("<div class=\"who\">INVALID_REPLAY_STATE</div>")
+    expect(cut).toContain('<div class="who">cut at the output limit</div>')
+    expect(legacy).toContain('<div class="who">INVALID_REPLAY_STATE</div>')
   })
 })
 

@@ -22,9 +22,9 @@ const standIn = (name: string) => {
   symlinkSync(NODE_MODULES, join(dir, "node_modules"))
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }))
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext" } }))
-  writeFileSync(join(dir, "src", "said.ts"), "export const said: string = \"source\"\n")
-  writeFileSync(join(dir, "src", "main.ts"), "import { said } from \"./said.js\"\nconsole.log(said)\n")
-  writeFileSync(join(dir, "dist", "main.js"), "console.log(\"build\")\n")
+  writeFileSync(join(dir, "src", "said.ts"), 'export const said: string = "source"\n')
+  writeFileSync(join(dir, "src", "main.ts"), 'import { said } from "./said.js"\nconsole.log(said)\n')
+  writeFileSync(join(dir, "dist", "main.js"), 'console.log("build")\n')
   writeFileSync(join(dir, "dist", "inputs.json"), JSON.stringify(["src/main.ts", "src/said.ts"]))
   // Sources first, then the build from them.
   const past = new Date(Date.now() - 60_000)
@@ -34,8 +34,12 @@ const standIn = (name: string) => {
 
 const launch = (dir: string, env: Record<string, string> = {}) =>
   new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-    execFile(process.execPath, [join(dir, "bin", "turnlog.js")], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      error ? reject(error) : resolve({ stdout, stderr }))
+    execFile(
+      process.execPath,
+      [join(dir, "bin", "turnlog.js")],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) => error ? reject(error) : resolve({ stdout, stderr }),
+    )
   )
 
 describe.concurrent("the launcher", () => {

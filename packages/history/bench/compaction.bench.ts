@@ -48,7 +48,14 @@ const session = (withUsage: boolean, compactAt?: number): Array<SessionLog.Sessi
     inputs.push({ type: "turn/start", data: {} })
     inputs.push({
       type: "user/message",
-      data: { message: { id: MessageId.make(`u${t}`), role: "user", content: [{ type: "text", text: `Question ${t}: what does src/f${t % 97}.ts do?` }], source: { kind: "user" } } },
+      data: {
+        message: {
+          id: MessageId.make(`u${t}`),
+          role: "user",
+          content: [{ type: "text", text: `Question ${t}: what does src/f${t % 97}.ts do?` }],
+          source: { kind: "user" },
+        },
+      },
     })
     const model = { kind: "model" as const, provider: "acme", model: "m1" }
     if (t % 3 === 2) {
@@ -60,7 +67,10 @@ const session = (withUsage: boolean, compactAt?: number): Array<SessionLog.Sessi
         source: model,
       }, "tool-calls")
       inputs.push({ type: "tool/call", data: { callId: call, name: "read_file", arguments: "{}" } })
-      inputs.push({ type: "tool/result", data: { message: makeToolResult({ id: MessageId.make(`t${t}`), callId: call, content: `export const f${t} = () => ${t}\n`.repeat(8) }) } })
+      inputs.push({
+        type: "tool/result",
+        data: { message: makeToolResult({ id: MessageId.make(`t${t}`), callId: call, content: `export const f${t} = () => ${t}\n`.repeat(8) }) },
+      })
     }
     reply({ id: MessageId.make(`b${t}`), role: "assistant", content: [{ type: "text", text: `It exports f${t}, which returns ${t}.` }], source: model }, "stop")
     inputs.push({ type: "turn/end", data: { reason: "completed" } })
@@ -68,7 +78,14 @@ const session = (withUsage: boolean, compactAt?: number): Array<SessionLog.Sessi
   if (compactionSeqAt !== undefined) {
     inputs.push({
       type: "context/compaction",
-      data: { summary: "The user asked what each file does.", firstKeptSeq: compactionSeqAt, tokensBefore: 190_000, tokensAfter: 9_000, provider: "acme", model: "m1" },
+      data: {
+        summary: "The user asked what each file does.",
+        firstKeptSeq: compactionSeqAt,
+        tokensBefore: 190_000,
+        tokensAfter: 9_000,
+        provider: "acme",
+        model: "m1",
+      },
     })
     inputs.push({
       type: "user/message",
@@ -141,9 +158,9 @@ for (const w of workloads) {
   }
   const ratio = median(ratios)
   console.log(
-    `${w.name.padEnd(11)} ${String(messages).padStart(8)}  ${median(refs).toFixed(3).padStart(18)}  ${
-      median(subs).toFixed(5).padStart(20)
-    }  ${ratio.toFixed(5)}  ≤ ${w.target} ${ratio <= w.target ? "ok" : "OVER"}`,
+    `${w.name.padEnd(11)} ${String(messages).padStart(8)}  ${median(refs).toFixed(3).padStart(18)}  ${median(subs).toFixed(5).padStart(20)}  ${
+      ratio.toFixed(5)
+    }  ≤ ${w.target} ${ratio <= w.target ? "ok" : "OVER"}`,
   )
 }
 if (sink === 0) console.log("(nothing computed)")

@@ -66,8 +66,7 @@ export class InvalidSettings extends Data.TaggedError("InvalidCompactionSettings
 const FIELDS = ["enabled", "reserveTokens", "keepRecentTokens", "toolResultShare"] as const
 
 const shown = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value))
-const isTokens = (value: unknown): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value > 0
+const isTokens = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value > 0
 
 /**
  * The settings for a model of `contextWindow` tokens from the user's
@@ -126,7 +125,9 @@ export const settingsFor = (input: unknown, contextWindow: number): Either.Eithe
     const field = keepRecentTokens !== undefined || reserveTokens === undefined ? "keepRecentTokens" : "reserveTokens"
     return refuse(
       `compaction.${field}`,
-      `compaction.${field} is ${settings[field]}, and keepRecentTokens (${settings.keepRecentTokens}) plus reserveTokens (${settings.reserveTokens}) must leave a quarter of the model's ${contextWindow}-token context window for the summary and what follows it: keep the two at most ${room} together`,
+      `compaction.${field} is ${
+        settings[field]
+      }, and keepRecentTokens (${settings.keepRecentTokens}) plus reserveTokens (${settings.reserveTokens}) must leave a quarter of the model's ${contextWindow}-token context window for the summary and what follows it: keep the two at most ${room} together`,
     )
   }
   return Either.right(settings)

@@ -141,8 +141,7 @@ export const reconstructMessage = <Native>(
     return Effect.succeed(codec.foreign(message))
   }
   return codec.decode(message).pipe(
-    Effect.catchTag("InvalidReplayState", (error) =>
-      options.report([diagnosticFor(message, error, options)]).pipe(Effect.as(codec.foreign(message)))),
+    Effect.catchTag("InvalidReplayState", (error) => options.report([diagnosticFor(message, error, options)]).pipe(Effect.as(codec.foreign(message)))),
   )
 }
 
@@ -158,8 +157,7 @@ interface Memo<Native> {
 }
 
 /** The exit of an effect that has already completed, without running it. */
-const completed = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | undefined =>
-  Exit.isExit(effect) ? (effect as Exit.Exit<A, E>) : undefined
+const completed = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | undefined => Exit.isExit(effect) ? (effect as Exit.Exit<A, E>) : undefined
 
 /**
  * TUNED FOR BENCHMARK valid, legacy, mixed and the growing session of

@@ -50,13 +50,13 @@ describe("Compaction.settingsFor", () => {
   it("refuses a bad setting with one sentence naming the field", () => {
     expect(refused("yes")).toEqual([
       "compaction",
-      "compaction must be an object with enabled, reserveTokens, keepRecentTokens, toolResultShare, got \"yes\"",
+      'compaction must be an object with enabled, reserveTokens, keepRecentTokens, toolResultShare, got "yes"',
     ])
     expect(refused({ reserve: 100 })).toEqual([
       "compaction.reserve",
       "compaction.reserve is not a setting: the settings are enabled, reserveTokens, keepRecentTokens, toolResultShare",
     ])
-    expect(refused({ enabled: "no" })).toEqual(["compaction.enabled", "compaction.enabled must be true or false, got \"no\""])
+    expect(refused({ enabled: "no" })).toEqual(["compaction.enabled", 'compaction.enabled must be true or false, got "no"'])
     expect(refused({ reserveTokens: -5 })).toEqual([
       "compaction.reserveTokens",
       "compaction.reserveTokens must be a whole number of tokens above 0, got -5",

@@ -102,7 +102,7 @@ describe("History.reconstruct", () => {
         messageId: "a3",
         historicalRoute: "acme/m1",
         targetRoute: "other/m2",
-        reason: "unusable state {\"ok\":false}",
+        reason: 'unusable state {"ok":false}',
       }])
     }))
 

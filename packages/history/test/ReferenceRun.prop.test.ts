@@ -19,8 +19,7 @@ interface Answer {
   readonly completed: boolean
 }
 
-const answerOf = (m: Message): Answer =>
-  (m.source.kind === "model" ? (m.source.replayState as { readonly response: Answer }).response : undefined) as Answer
+const answerOf = (m: Message): Answer => (m.source.kind === "model" ? (m.source.replayState as { readonly response: Answer }).response : undefined) as Answer
 
 const textOf = (m: Message): string => m.content.map((b) => (b.type === "text" ? b.text : b.type)).join("|")
 

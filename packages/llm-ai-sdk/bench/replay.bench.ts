@@ -123,8 +123,7 @@ const reference = (messages: ReadonlyArray<Message>): Array<NativeAssistant> => 
 // ---------------------------------------------------------------- subject
 
 const options: History.ReconstructOptions = { targetRoute: "anthropic/claude-x", report: () => Effect.void }
-const subject = (messages: ReadonlyArray<Message>): ReadonlyArray<NativeAssistant> =>
-  Effect.runSync(History.reconstruct(messages, AiSdkReplay.codec, options))
+const subject = (messages: ReadonlyArray<Message>): ReadonlyArray<NativeAssistant> => Effect.runSync(History.reconstruct(messages, AiSdkReplay.codec, options))
 
 // ---------------------------------------------------------------- measurement
 
@@ -245,7 +244,8 @@ if (only !== undefined) {
     console.log(`| ${name} | ${cell(child<Figures>(PI_AI, name))} | ${cell(child<Figures>(SELF, name))} |`)
   }
   // A request's reconstruction at step 100 → step 1,000 of a growing session, in µs, and the ratio of the two.
-  const sessionCell = (f: SessionFigures) =>
-    `${(f.at100 / 1000).toFixed(1)} → ${(f.at1000 / 1000).toFixed(1)} µs | | ${(f.at1000 / f.at100).toFixed(2)}`
-  console.log(`| session, step 100 → 1,000 | ${sessionCell(child<SessionFigures>(PI_AI, "session"))} | ${sessionCell(child<SessionFigures>(SELF, "session"))} |`)
+  const sessionCell = (f: SessionFigures) => `${(f.at100 / 1000).toFixed(1)} → ${(f.at1000 / 1000).toFixed(1)} µs | | ${(f.at1000 / f.at100).toFixed(2)}`
+  console.log(
+    `| session, step 100 → 1,000 | ${sessionCell(child<SessionFigures>(PI_AI, "session"))} | ${sessionCell(child<SessionFigures>(SELF, "session"))} |`,
+  )
 }

@@ -158,5 +158,4 @@ export const makeDecoded = (decoded: AiSdkProviders.Config, options: ConfigOptio
 export const layerConfig = (config: unknown, options: ConfigOptions = {}) => Layer.effect(LlmAdapter, makeFromConfig(config, options))
 
 /** `LlmAdapter` over a config already decoded, so it is not decoded again. */
-export const layerDecoded = (config: AiSdkProviders.Config, options: ConfigOptions = {}) =>
-  Layer.effect(LlmAdapter, makeDecoded(config, options))
+export const layerDecoded = (config: AiSdkProviders.Config, options: ConfigOptions = {}) => Layer.effect(LlmAdapter, makeDecoded(config, options))

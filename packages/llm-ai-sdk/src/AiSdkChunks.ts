@@ -115,8 +115,7 @@ const open = (state: State, kind: Kind, id: string, toolName = ""): [State, Bloc
   return [next, block, [{ type: "block-start", index, blockType: kind }]]
 }
 
-const callIdOf = (state: State, block: Block): string =>
-  block.callId !== "" ? block.callId : `call-${block.index}-${state.replyTag}`
+const callIdOf = (state: State, block: Block): string => block.callId !== "" ? block.callId : `call-${block.index}-${state.replyTag}`
 
 const endChunk = (state: State, block: Block, args?: string): StreamChunk => {
   switch (block.kind) {
@@ -154,8 +153,7 @@ const fail = (state: State, cause: unknown): Step => finished(state, [errorFinis
 const entries = (state: State): ReadonlyArray<BlockEntry> =>
   state.blocks.map((block) => (block.metadata === undefined ? { type: block.kind } : { type: block.kind, providerMetadata: block.metadata }))
 
-const isEmpty = (state: State): boolean =>
-  state.blocks.every((block) => block.kind !== "tool-call" && block.text.trim() === "" && block.metadata === undefined)
+const isEmpty = (state: State): boolean => state.blocks.every((block) => block.kind !== "tool-call" && block.text.trim() === "" && block.metadata === undefined)
 
 const onFinish = (state: State, part: Extract<LanguageModelV3StreamPart, { type: "finish" }>): Step => {
   const unified = part.finishReason.unified
@@ -176,8 +174,7 @@ const onFinish = (state: State, part: Extract<LanguageModelV3StreamPart, { type:
     responseId: state.responseId,
     responseModel: state.responseModel,
   }, entries(closed))
-  const ended = (kind: "stop" | "max-tokens" | "tool-calls"): Step =>
-    finished(closed, [...closing, usage, { type: "finish", reason: { kind }, replayState }])
+  const ended = (kind: "stop" | "max-tokens" | "tool-calls"): Step => finished(closed, [...closing, usage, { type: "finish", reason: { kind }, replayState }])
   const hasCalls = state.blocks.some((block) => block.kind === "tool-call")
   switch (unified) {
     case "stop":

@@ -16,7 +16,8 @@ import type { Failure, FailureCode, Message } from "@turnlog/protocol"
 const REQUEST_ID_HEADERS = ["request-id", "x-request-id", "x-goog-request-id"] as const
 
 const TIMEOUT = /timed? ?out|timeout|ETIMEDOUT|deadline exceeded/i
-const TRANSPORT = /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|cannot connect|connection (?:error|closed|reset)|premature close|other side closed|UND_ERR/i
+const TRANSPORT =
+  /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|cannot connect|connection (?:error|closed|reset)|premature close|other side closed|UND_ERR/i
 const RATE_LIMIT = /rate.?limit|too many requests|rate_limit_error/i
 const OVERLOADED = /overloaded|server_error|internal server error|api_error/i
 // The providers' texts for an input over the context window.
@@ -74,7 +75,9 @@ const metadataAt = (body: unknown, message: number, content: number): string | u
   const of = (block: unknown) =>
     !isRecord(block) ? undefined : typeof block["signature"] === "string" && block["signature"] !== ""
       ? block["signature"]
-      : typeof block["data"] === "string" && block["data"] !== "" ? block["data"] : undefined
+      : typeof block["data"] === "string" && block["data"] !== ""
+      ? block["data"]
+      : undefined
   return of(blocks[content]) ?? blocks.map(of).find((found) => found !== undefined)
 }
 

@@ -102,10 +102,12 @@ export const languageModel = (
   const common = { ...(apiKey === undefined ? {} : { apiKey }), ...(fetch === undefined ? {} : { fetch }) }
   switch (provider.api) {
     case "anthropic-messages":
-      return Either.right(createAnthropic({
-        ...common,
-        ...(base === undefined ? {} : { baseURL: base.endsWith("/v1") ? base : `${base}/v1` }),
-      })(modelId))
+      return Either.right(
+        createAnthropic({
+          ...common,
+          ...(base === undefined ? {} : { baseURL: base.endsWith("/v1") ? base : `${base}/v1` }),
+        })(modelId),
+      )
     case "openai-responses":
     case "openai-chat": {
       const openai = createOpenAI({ ...common, ...(base === undefined ? {} : { baseURL: base }) })

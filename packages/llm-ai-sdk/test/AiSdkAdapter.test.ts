@@ -21,16 +21,26 @@ describe("AiSdkAdapter.layer over a LanguageModel value", () => {
       type: "finish",
       reason: { kind: "stop" },
       replayState: {
-        response: { kind: "ai-sdk", version: 1, provider: "anthropic", model: "claude-test", sdkProvider: "anthropic.messages", responseId: "msg_01lib", responseModel: "claude-test" },
+        response: {
+          kind: "ai-sdk",
+          version: 1,
+          provider: "anthropic",
+          model: "claude-test",
+          sdkProvider: "anthropic.messages",
+          responseId: "msg_01lib",
+          responseModel: "claude-test",
+        },
         blocks: [{ type: "text" }],
       },
     })
     expect(loopback.server.requests().at(-1)!.body).toMatchObject({ model: "claude-test", system: [{ type: "text", text: "Be brief." }] })
     const info = await Effect.runPromise(
       Effect.map(LlmAdapter, (adapter) => adapter.modelInfo?.("anthropic", "claude-test")).pipe(
-        Effect.provide(AiSdkAdapter.layer(model, { modelInfo: { contextWindow: 200_000, maxTokens: 8_192 } }).pipe(
-          Layer.provide(Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })),
-        )),
+        Effect.provide(
+          AiSdkAdapter.layer(model, { modelInfo: { contextWindow: 200_000, maxTokens: 8_192 } }).pipe(
+            Layer.provide(Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })),
+          ),
+        ),
       ),
     )
     expect(info).toEqual({ contextWindow: 200_000, maxTokens: 8_192 })
@@ -59,14 +69,18 @@ describe("AiSdkAdapter.layer over a LanguageModel value", () => {
 
 describe("AiSdkAdapter.layerConfig", () => {
   it("a bad config fails the layer with one sentence naming each bad field", async () => {
-    const built = await Effect.runPromise(Effect.either(Layer.build(
-      AiSdkAdapter.layerConfig({ providers: { local: { api: "openai-chatty", models: [{ id: "" }] } } }).pipe(
-        Layer.provide(Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })),
-      ),
-    ).pipe(Effect.scoped)))
+    const built = await Effect.runPromise(Effect.either(
+      Layer.build(
+        AiSdkAdapter.layerConfig({ providers: { local: { api: "openai-chatty", models: [{ id: "" }] } } }).pipe(
+          Layer.provide(Layer.succeed(ReplayDiagnostics, { report: () => Effect.void })),
+        ),
+      ).pipe(Effect.scoped),
+    ))
     expect(Either.isLeft(built) && built.left).toMatchObject({
       _tag: "AiSdkConfigError",
-      message: expect.stringMatching(/^invalid ai-sdk provider config: providers\.local\.api: .*; providers\.local\.models\.0\.id: expected a non-empty string$/),
+      message: expect.stringMatching(
+        /^invalid ai-sdk provider config: providers\.local\.api: .*; providers\.local\.models\.0\.id: expected a non-empty string$/,
+      ),
     })
   })
 

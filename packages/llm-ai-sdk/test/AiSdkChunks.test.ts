@@ -29,10 +29,10 @@ describe("AiSdkChunks", () => {
       { type: "text-delta", id: "1", delta: "Reading." },
       { type: "text-end", id: "1" },
       { type: "tool-input-start", id: "call_1", toolName: "read_file" },
-      { type: "tool-input-delta", id: "call_1", delta: "{\"path\":" },
-      { type: "tool-input-delta", id: "call_1", delta: "\"a.md\"}" },
+      { type: "tool-input-delta", id: "call_1", delta: '{"path":' },
+      { type: "tool-input-delta", id: "call_1", delta: '"a.md"}' },
       { type: "tool-input-end", id: "call_1" },
-      { type: "tool-call", toolCallId: "call_1", toolName: "read_file", input: "{\"path\":\"a.md\"}" },
+      { type: "tool-call", toolCallId: "call_1", toolName: "read_file", input: '{"path":"a.md"}' },
       finish("tool-calls"),
     ], options)
     expect(chunks).toEqual([
@@ -44,9 +44,9 @@ describe("AiSdkChunks", () => {
       { type: "block-end", index: 1, block: { type: "text", text: "Reading." } },
       { type: "block-start", index: 2, blockType: "tool-call" },
       { type: "tool-call-delta", index: 2, id: "call_1", name: "read_file", argumentsDelta: "" },
-      { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: "{\"path\":" },
-      { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: "\"a.md\"}" },
-      { type: "block-end", index: 2, block: { type: "tool-call", id: "call_1", name: "read_file", arguments: "{\"path\":\"a.md\"}" } },
+      { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: '{"path":' },
+      { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: '"a.md"}' },
+      { type: "block-end", index: 2, block: { type: "tool-call", id: "call_1", name: "read_file", arguments: '{"path":"a.md"}' } },
       { type: "usage", usage: { inputTokens: 100, outputTokens: 30, cacheReadTokens: 20, reasoningTokens: 10 } },
       {
         type: "finish",
@@ -84,7 +84,7 @@ describe("AiSdkChunks", () => {
       { type: "text-start", id: "t" },
       { type: "text-delta", id: "t", delta: "Writing." },
       { type: "tool-input-start", id: "call_9", toolName: "write_file" },
-      { type: "tool-input-delta", id: "call_9", delta: "{\"path\":\"out" },
+      { type: "tool-input-delta", id: "call_9", delta: '{"path":"out' },
       finish("length"),
     ], options)
     expect(chunks.filter((c) => c.type === "block-end")).toEqual([{ type: "block-end", index: 0, block: { type: "text", text: "Writing." } }])
@@ -101,7 +101,7 @@ describe("AiSdkChunks", () => {
     })
     expect(AiSdkChunks.all([{ type: "text-delta", id: "t", delta: "Hi" }, finish("content-filter")], options).at(-1)).toEqual({
       type: "finish",
-      reason: { kind: "error", failure: { code: "PROVIDER_ERROR", message: "unsupported finish reason \"content-filter\" (content-filter)" } },
+      reason: { kind: "error", failure: { code: "PROVIDER_ERROR", message: 'unsupported finish reason "content-filter" (content-filter)' } },
     })
   })
 

@@ -18,7 +18,12 @@ const messages: ReadonlyArray<Message> = [
   {
     id: MessageId.make("a1"),
     role: "assistant",
-    content: [{ type: "reasoning", text: "Think." }, { type: "text", text: "\n\n" }, { type: "tool-call", id: "call_1", name: "read_file", arguments: "{\"path\":\"a\"}" }],
+    content: [{ type: "reasoning", text: "Think." }, { type: "text", text: "\n\n" }, {
+      type: "tool-call",
+      id: "call_1",
+      name: "read_file",
+      arguments: '{"path":"a"}',
+    }],
     source: { kind: "model", provider: "acme", model: "m1" },
   },
   {

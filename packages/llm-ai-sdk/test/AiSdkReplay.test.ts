@@ -18,7 +18,7 @@ const message = (content: ReadonlyArray<AssistantBlock>, replayState?: unknown):
 
 const thinking: AssistantBlock = { type: "reasoning", text: "Let me see." }
 const answer: AssistantBlock = { type: "text", text: "Here." }
-const call: AssistantBlock = { type: "tool-call", id: "call_1", name: "read_file", arguments: "{\"path\":\"a.md\"}" }
+const call: AssistantBlock = { type: "tool-call", id: "call_1", name: "read_file", arguments: '{"path":"a.md"}' }
 
 const signed = { type: "reasoning", providerMetadata: { anthropic: { signature: "EqQBsig" } } }
 
@@ -47,17 +47,49 @@ describe("AiSdkReplay.rebuild", () => {
   })
 
   const reasons: ReadonlyArray<readonly [string, Message, string]> = [
-    ["a pi-ai state", message([answer], { response: { kind: "pi-ai", version: 2, api: "x", ...route, stopReason: "stop" }, blocks: [{ type: "text" }] }), "replay state kind \"pi-ai\" is not \"ai-sdk\""],
-    ["the flat pi-ai version 1", message([answer], { kind: "pi-ai", version: 1, blocks: [] }), "replay state of kind \"pi-ai\" has no response"],
-    ["another version", message([answer], { response: { ...response, version: 2 }, blocks: [{ type: "text" }] }), "ai-sdk replay state version 2 is not supported (expected 1)"],
-    ["another model", message([answer], { response: { ...response, model: "m2" }, blocks: [{ type: "text" }] }), "replay state model \"m2\" differs from the message's model \"m1\""],
-    ["no sdk provider", message([answer], { response: { ...response, sdkProvider: "" }, blocks: [{ type: "text" }] }), "response.sdkProvider is not a non-empty string"],
+    [
+      "a pi-ai state",
+      message([answer], { response: { kind: "pi-ai", version: 2, api: "x", ...route, stopReason: "stop" }, blocks: [{ type: "text" }] }),
+      'replay state kind "pi-ai" is not "ai-sdk"',
+    ],
+    ["the flat pi-ai version 1", message([answer], { kind: "pi-ai", version: 1, blocks: [] }), 'replay state of kind "pi-ai" has no response'],
+    [
+      "another version",
+      message([answer], { response: { ...response, version: 2 }, blocks: [{ type: "text" }] }),
+      "ai-sdk replay state version 2 is not supported (expected 1)",
+    ],
+    [
+      "another model",
+      message([answer], { response: { ...response, model: "m2" }, blocks: [{ type: "text" }] }),
+      'replay state model "m2" differs from the message\'s model "m1"',
+    ],
+    [
+      "no sdk provider",
+      message([answer], { response: { ...response, sdkProvider: "" }, blocks: [{ type: "text" }] }),
+      "response.sdkProvider is not a non-empty string",
+    ],
     ["fewer entries than blocks", message([thinking, answer], { response, blocks: [signed] }), "replay state has 1 block entries but the message has 2 blocks"],
     ["a block of another type", message([answer, thinking], { response, blocks: [signed, { type: "text" }] }), "block 0 is text but its entry is reasoning"],
-    ["metadata that is not an object", message([answer], { response, blocks: [{ type: "text", providerMetadata: "x" }] }), "block 0 providerMetadata is not an object"],
-    ["a signature that is not a string", message([thinking, answer], { response, blocks: [{ type: "reasoning", providerMetadata: { anthropic: { signature: 7 } } }, { type: "text" }] }), "block 0 anthropic.signature is not a string"],
-    ["a thought signature that is not base64", message([call], { response, blocks: [{ type: "tool-call", providerMetadata: { google: { thoughtSignature: "not base64!" } } }] }), "block 0 google.thoughtSignature is not base64"],
-    ["signed reasoning last (a cut reply)", message([answer, thinking], { response, blocks: [{ type: "text" }, signed] }), "block 1: signed reasoning cannot be replayed as the message's last block"],
+    [
+      "metadata that is not an object",
+      message([answer], { response, blocks: [{ type: "text", providerMetadata: "x" }] }),
+      "block 0 providerMetadata is not an object",
+    ],
+    [
+      "a signature that is not a string",
+      message([thinking, answer], { response, blocks: [{ type: "reasoning", providerMetadata: { anthropic: { signature: 7 } } }, { type: "text" }] }),
+      "block 0 anthropic.signature is not a string",
+    ],
+    [
+      "a thought signature that is not base64",
+      message([call], { response, blocks: [{ type: "tool-call", providerMetadata: { google: { thoughtSignature: "not base64!" } } }] }),
+      "block 0 google.thoughtSignature is not base64",
+    ],
+    [
+      "signed reasoning last (a cut reply)",
+      message([answer, thinking], { response, blocks: [{ type: "text" }, signed] }),
+      "block 1: signed reasoning cannot be replayed as the message's last block",
+    ],
   ]
   it.each(reasons)("%s degrades with its reason", (_, m, reason) => {
     expect(AiSdkReplay.rebuild(m)).toBe(reason)

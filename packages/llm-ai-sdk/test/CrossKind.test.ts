@@ -66,7 +66,7 @@ describe.each(APIS)("%s: pi-ai → ai-sdk → pi-ai", (api) => {
     expect(finishOf(await ai.collect(request(api, history, { sessionId: session })))).toMatchObject({ reason: { kind: "stop" } })
     expect(wire()).not.toContain(signatureOf(api, "pione"))
     if (aiSdkSigns) expect(wire()).toContain(JSON.stringify(signatureOf(api, "aione")))
-    expect(await ai.diagnostics()).toEqual([degraded(api, "p1", session, "replay state kind \"pi-ai\" is not \"ai-sdk\"")])
+    expect(await ai.diagnostics()).toEqual([degraded(api, "p1", session, 'replay state kind "pi-ai" is not "ai-sdk"')])
 
     // 4. Back to pi-ai: its own message natively again, the ai-sdk one neutral, reported once.
     const back = await piAi()
@@ -76,6 +76,6 @@ describe.each(APIS)("%s: pi-ai → ai-sdk → pi-ai", (api) => {
     expect(wire()).not.toContain(signatureOf(api, "aione"))
     expect(wire()).toContain("Answer aione.")
     await back.collect(request(api, [...history, user("u4", "Fifth?")], { sessionId: session }))
-    expect(await back.diagnostics()).toEqual([degraded(api, "s1", session, "replay state kind \"ai-sdk\" is not \"pi-ai\"")])
+    expect(await back.diagnostics()).toEqual([degraded(api, "s1", session, 'replay state kind "ai-sdk" is not "pi-ai"')])
   })
 })

@@ -52,5 +52,4 @@ describe("failure codes", () => {
       "TRANSPORT",
     ])
   })
-
 })

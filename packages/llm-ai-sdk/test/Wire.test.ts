@@ -22,7 +22,7 @@ interface Signed {
   readonly expected: unknown
 }
 
-const call = { type: "tool-call", id: "call_read1", name: "read_file", arguments: "{\"path\":\"notes.md\"}" } as const
+const call = { type: "tool-call", id: "call_read1", name: "read_file", arguments: '{"path":"notes.md"}' } as const
 
 const signed: Record<Api, Signed> = {
   // The AI SDK's chat-completions providers read reasoning as text only (no signature to keep):
@@ -35,7 +35,7 @@ const signed: Record<Api, Signed> = {
       role: "assistant",
       content: "Reading.",
       reasoning_content: "Check the file.",
-      tool_calls: [{ id: "call_read1", type: "function", function: { name: "read_file", arguments: "{\"path\":\"notes.md\"}" } }],
+      tool_calls: [{ id: "call_read1", type: "function", function: { name: "read_file", arguments: '{"path":"notes.md"}' } }],
     }],
   },
   "openai-responses": {
@@ -57,7 +57,7 @@ const signed: Record<Api, Signed> = {
         summary: [{ type: "summary_text", text: "Check the file." }],
       },
       { role: "assistant", content: [{ type: "output_text", text: "Reading." }], id: "msg_0a1b2c" },
-      { type: "function_call", call_id: "call_read1", name: "read_file", arguments: "{\"path\":\"notes.md\"}" },
+      { type: "function_call", call_id: "call_read1", name: "read_file", arguments: '{"path":"notes.md"}' },
     ],
   },
   "anthropic-messages": {
@@ -111,7 +111,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     expect(assembled.blocks).toEqual([
       { type: "reasoning", text: "Check the file." },
       { type: "text", text: "Reading." },
-      { type: "tool-call", id: "call_read1", name: "read_file", arguments: "{\"path\":\"notes.md\"}" },
+      { type: "tool-call", id: "call_read1", name: "read_file", arguments: '{"path":"notes.md"}' },
     ])
 
     const second = await h.collect(request(api, [
@@ -125,7 +125,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     const turn = JSON.stringify(assistantTurn(body))
     for (const signature of signatures) expect(turn).toContain(JSON.stringify(signature))
     expect(assistantTurn(body)).toEqual(signed[api].expected)
-    expect(JSON.stringify(body)).toContain("\"hi\"")
+    expect(JSON.stringify(body)).toContain('"hi"')
     expect(await h.diagnostics()).toEqual([])
   })
 
@@ -134,7 +134,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     loopback.server.enqueue({
       blocks: [
         { type: "text", text: "Writing the file now." },
-        { type: "tool-call", id: "call_cut9", name: "write_file", arguments: "{\"path\":\"out.txt\",\"content\":\"hel", complete: false },
+        { type: "tool-call", id: "call_cut9", name: "write_file", arguments: '{"path":"out.txt","content":"hel', complete: false },
       ],
       finish: "max-tokens",
     }, { blocks: [{ type: "text", text: "Continuing." }] })
@@ -153,7 +153,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     expect(finishOf(second)).toMatchObject({ type: "finish", reason: { kind: "stop" } })
     const wire = JSON.stringify(loopback.server.requests()[before + 1]!.body)
     expect(wire).toContain("Writing the file now.")
-    for (const trace of ["call_cut9", "write_file", "out.txt", "hel\""]) expect(wire).not.toContain(trace)
+    for (const trace of ["call_cut9", "write_file", "out.txt", 'hel"']) expect(wire).not.toContain(trace)
     expect(await h.diagnostics()).toEqual([])
   })
 
@@ -190,7 +190,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
       messageId: "pi1",
       historicalRoute: `${providerOf(api)}/${MODEL}`,
       targetRoute: `${providerOf(api)}/${MODEL}`,
-      reason: "replay state kind \"pi-ai\" is not \"ai-sdk\"",
+      reason: 'replay state kind "pi-ai" is not "ai-sdk"',
     }])
   })
 })

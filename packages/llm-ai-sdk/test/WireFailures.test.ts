@@ -96,7 +96,7 @@ describe("routes", () => {
     const before = loopback.server.requests().length
     expect(await h.collect({ provider: "nowhere", model: "m", messages: [user("u1", "Hi")] })).toEqual([{
       type: "finish",
-      reason: { kind: "error", failure: { code: "UNKNOWN_ROUTE", message: "no ai-sdk provider \"nowhere\" in the config" } },
+      reason: { kind: "error", failure: { code: "UNKNOWN_ROUTE", message: 'no ai-sdk provider "nowhere" in the config' } },
     }])
     expect(loopback.server.requests().length).toBe(before)
   })

@@ -47,8 +47,7 @@ export const harnessOf = async (layer: Layer.Layer<LlmAdapter, unknown, ReplayDi
   }
 }
 
-export const harness = (server: Loopback.Server): Promise<Harness> =>
-  harnessOf(AiSdkAdapter.layerConfig(configFor(server), { env: { [KEY_ENV]: KEY } }))
+export const harness = (server: Loopback.Server): Promise<Harness> => harnessOf(AiSdkAdapter.layerConfig(configFor(server), { env: { [KEY_ENV]: KEY } }))
 
 export const request = (api: Api, messages: ReadonlyArray<Message>, fields: Partial<LlmRequest> = {}): LlmRequest => ({
   provider: providerOf(api),

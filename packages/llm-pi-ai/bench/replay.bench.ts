@@ -69,8 +69,7 @@ const content = (n: number): Array<AssistantBlock> => {
 const entry = (block: AssistantBlock, n: number) =>
   block.type === "reasoning" ? { type: "reasoning", thinkingSignature: `EqQBCkgIBRgCIkD${n}sig` } : { type: block.type }
 
-const stopOf = (blocks: ReadonlyArray<AssistantBlock>): StopReason =>
-  blocks.some((b) => b.type === "tool-call") ? "toolUse" : "stop"
+const stopOf = (blocks: ReadonlyArray<AssistantBlock>): StopReason => blocks.some((b) => b.type === "tool-call") ? "toolUse" : "stop"
 
 const message = (n: number, state: unknown, blocks: Array<AssistantBlock>): Message => ({
   id: MessageId.make(`msg_${n}`),
@@ -173,18 +172,15 @@ const referenceForeign = (m: Message): AssistantMessage => ({
 /** Degrades: the flat version-1 form (no response) or another adapter's kind. */
 const degrades = (m: Message) => (m.source as { replayState: any }).replayState.response?.kind !== "pi-ai"
 
-const reference = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
-  messages.map((m) => (degrades(m) ? referenceForeign(m) : referenceNative(m)))
+const reference = (messages: ReadonlyArray<Message>): Array<AssistantMessage> => messages.map((m) => (degrades(m) ? referenceForeign(m) : referenceNative(m)))
 
 // ---------------------------------------------------------------- subject
 
 const options: History.ReconstructOptions = { targetRoute: "anthropic/claude-x", report: () => Effect.void }
-const reconstruct = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
-  Effect.runSync(History.reconstruct(messages, PiAiReplay.codec, options))
+const reconstruct = (messages: ReadonlyArray<Message>): Array<AssistantMessage> => Effect.runSync(History.reconstruct(messages, PiAiReplay.codec, options))
 
 /** The codec's own share: its recovered synchronous form, without the reconstructor's memo and reporting. */
-const codecOnly = (messages: ReadonlyArray<Message>): Array<AssistantMessage> =>
-  messages.map((m) => PiAiReplay.toPiAssistant(m))
+const codecOnly = (messages: ReadonlyArray<Message>): Array<AssistantMessage> => messages.map((m) => PiAiReplay.toPiAssistant(m))
 
 // ---------------------------------------------------------------- measurement
 
@@ -329,16 +325,14 @@ if (only !== undefined) {
     const f = child(name) as Figures
     ratios[name] = f.ratio
     console.log(
-      `${name.padEnd(14)} ${f.subject.toFixed(0).padStart(6)} ns/message   reference ${
-        f.reference.toFixed(0).padStart(6)
-      } ns/message   ratio ${f.ratio.toFixed(2)}`,
+      `${name.padEnd(14)} ${f.subject.toFixed(0).padStart(6)} ns/message   reference ${f.reference.toFixed(0).padStart(6)} ns/message   ratio ${
+        f.ratio.toFixed(2)
+      }`,
     )
   }
   const { at100, at1000 } = child("session") as SessionFigures
   console.log(
-    `session  step 100 ${(at100 / 1000).toFixed(1)} µs/request   step 1,000 ${(at1000 / 1000).toFixed(1)} µs/request   ratio ${
-      (at1000 / at100).toFixed(2)
-    }`,
+    `session  step 100 ${(at100 / 1000).toFixed(1)} µs/request   step 1,000 ${(at1000 / 1000).toFixed(1)} µs/request   ratio ${(at1000 / at100).toFixed(2)}`,
   )
   const verdict = (ok: boolean) => (ok ? "ok" : "MISSED")
   console.log(

@@ -63,8 +63,7 @@ const quietSdkLogs = Effect.sync(() => {
 })
 
 /** The adapter over a config as given: decoded here, failing with `PiAiConfigError` naming each bad field. */
-export const make = (config: unknown, options: Options = {}) =>
-  Effect.flatMap(Routing.decodeConfig(config), (decoded) => makeDecoded(decoded, options))
+export const make = (config: unknown, options: Options = {}) => Effect.flatMap(Routing.decodeConfig(config), (decoded) => makeDecoded(decoded, options))
 
 /** The adapter over a config its caller already decoded (see `PiAiRouting.decodeConfig`). */
 export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
@@ -210,8 +209,10 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
         const route = router.resolve(request.provider, request.model)
         if (Either.isLeft(route)) return Effect.succeed(undefined)
         const model = route.right.model
-        return Effect.map(contextOf(request, route.right), (context) =>
-          clampMaxTokensToContext(model, normalizeContext(context), request.maxTokens ?? model.maxTokens))
+        return Effect.map(
+          contextOf(request, route.right),
+          (context) => clampMaxTokensToContext(model, normalizeContext(context), request.maxTokens ?? model.maxTokens),
+        )
       })
 
     /** No route, or no credential for it: what the first request would fail with, found without sending one. */
@@ -219,8 +220,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
       Effect.suspend(() => {
         const route = router.resolve(provider, model)
         if (Either.isLeft(route)) return Effect.succeed(route.left)
-        return Effect.map(credentialOf(route.right), (credential) =>
-          Either.isLeft(credential) ? credential.left : undefined)
+        return Effect.map(credentialOf(route.right), (credential) => Either.isLeft(credential) ? credential.left : undefined)
       })
 
     return { stream, modelInfo, answerRoom, unavailable } satisfies Service
@@ -230,5 +230,4 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
 export const layerPiAi = (config: unknown, options: Options = {}) => Layer.effect(LlmAdapter, make(config, options))
 
 /** `LlmAdapter` over pi-ai with a config already decoded, so it is not decoded again. */
-export const layerDecoded = (config: Routing.Config, options: Options = {}) =>
-  Layer.effect(LlmAdapter, makeDecoded(config, options))
+export const layerDecoded = (config: Routing.Config, options: Options = {}) => Layer.effect(LlmAdapter, makeDecoded(config, options))

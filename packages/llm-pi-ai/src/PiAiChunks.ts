@@ -102,8 +102,7 @@ const redact = (state: State, text: string): string => state.options.redact?.(te
 const failure = (state: State, message: string, overflow: boolean): Failure =>
   classify(redact(state, message), { response: state.options.response?.(), overflow, locate: state.options.locate })
 
-const blockTypeOf = (block: NativeBlock) =>
-  block.type === "text" ? "text" as const : block.type === "thinking" ? "reasoning" as const : "tool-call" as const
+const blockTypeOf = (block: NativeBlock) => block.type === "text" ? "text" as const : block.type === "thinking" ? "reasoning" as const : "tool-call" as const
 
 /** An empty `stop` response is a failure, not a turn that said nothing. */
 const isEmpty = (message: AssistantMessage): boolean =>

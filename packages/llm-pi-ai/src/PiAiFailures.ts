@@ -63,7 +63,8 @@ const requestIdOf = (headers: Readonly<Record<string, string>>): string | undefi
 // SDK messages start with the status ("429 Too many requests", "401: {...}") when pi-ai had no body to add.
 const LEADING_STATUS = /^([1-5]\d\d)(?=[\s:(]|$)/
 const TIMEOUT = /timed? ?out|timeout|ETIMEDOUT|deadline exceeded/i
-const TRANSPORT = /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|connection (?:error|closed|reset)|premature close|other side closed|aborted by the server|UND_ERR/i
+const TRANSPORT =
+  /ECONNRESET|ECONNREFUSED|ENOTFOUND|EPIPE|EAI_AGAIN|socket|terminated|fetch failed|network|connection (?:error|closed|reset)|premature close|other side closed|aborted by the server|UND_ERR/i
 const RATE_LIMIT = /rate.?limit|too many requests/i
 
 /**

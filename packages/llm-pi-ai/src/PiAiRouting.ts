@@ -93,9 +93,7 @@ export const decodeConfig = (input: unknown): Either.Either<Config, ConfigError>
   Schema.decodeUnknownEither(Config, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Either.mapLeft((error) =>
       new ConfigError({
-        message: `invalid pi-ai provider config: ${
-          ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")
-        }`,
+        message: `invalid pi-ai provider config: ${ParseResult.ArrayFormatter.formatErrorSync(error).map(formatIssue).join("; ")}`,
       })
     ),
   )

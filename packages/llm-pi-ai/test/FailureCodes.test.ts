@@ -46,5 +46,4 @@ describe("failure codes", () => {
       "TRANSPORT",
     ])
   })
-
 })

@@ -22,13 +22,14 @@ describe("a custom provider without apiKeyEnv", () => {
 
       const collector = await Effect.runPromise(makeCollector)
       const chunks = await Effect.runPromise(
-        Effect.flatMap(LlmAdapter, (adapter) =>
-          Stream.runCollect(adapter.stream({ provider: "local", model: "m", messages: [user("u1", "hi")] }))).pipe(
-            Effect.provide(PiAiAdapter.layerPiAi(decoded, { env: {} }).pipe(
+        Effect.flatMap(LlmAdapter, (adapter) => Stream.runCollect(adapter.stream({ provider: "local", model: "m", messages: [user("u1", "hi")] }))).pipe(
+          Effect.provide(
+            PiAiAdapter.layerPiAi(decoded, { env: {} }).pipe(
               Layer.provide(Layer.succeed(ReplayDiagnostics, collector.service)),
-            )),
-            Effect.map(Chunk.toReadonlyArray),
+            ),
           ),
+          Effect.map(Chunk.toReadonlyArray),
+        ),
       )
       const text = chunks.flatMap((c) => (c.type === "text-delta" ? [c.text] : [])).join("")
       expect({ text, finish: chunks.at(-1) }).toMatchObject({ text: "local answer", finish: { type: "finish", reason: { kind: "stop" } } })

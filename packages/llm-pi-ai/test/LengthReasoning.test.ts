@@ -12,7 +12,7 @@ import { harness, request, stored, user, useLoopback } from "./harness.js"
 
 const loopback = useLoopback()
 
-const cut = { type: "tool-call", id: "call_cut9", name: "write_file", arguments: "{\"path\":\"out", complete: false } as const
+const cut = { type: "tool-call", id: "call_cut9", name: "write_file", arguments: '{"path":"out', complete: false } as const
 
 /** Streams `reply`, stores it as the agent loop does, and returns the continuation's request body. */
 const continuation = async (api: "anthropic-messages" | "openai-responses", reply: Loopback.ReplyInput) => {
@@ -30,10 +30,12 @@ const continuation = async (api: "anthropic-messages" | "openai-responses", repl
 describe("anthropic-messages: a max-tokens reply that ends in thinking", () => {
   const reasoning = { type: "reasoning", text: "I will write it.", signature: "EqQBCkgIBRgCIkDsig" } as const
 
-  it.each([
-    ["thinking, then a tool call cut by the limit", { blocks: [reasoning, cut], finish: "max-tokens" }],
-    ["only thinking (the budget went on reasoning)", { blocks: [reasoning], finish: "max-tokens" }],
-  ] as const)("%s: no assistant turn on the wire ends with a thinking block", async (_name, reply) => {
+  it.each(
+    [
+      ["thinking, then a tool call cut by the limit", { blocks: [reasoning, cut], finish: "max-tokens" }],
+      ["only thinking (the budget went on reasoning)", { blocks: [reasoning], finish: "max-tokens" }],
+    ] as const,
+  )("%s: no assistant turn on the wire ends with a thinking block", async (_name, reply) => {
     const body = await continuation("anthropic-messages", reply as Loopback.ReplyInput)
     for (const message of body.messages.filter((m: any) => m.role === "assistant")) {
       const last = message.content.at(-1)
@@ -49,11 +51,13 @@ describe("anthropic-messages: signed thinking followed only by blank text", () =
   // send (its thinking is not), the request goes on without it.
   const reasoning = { type: "reasoning", text: "I will write it.", signature: "EqQBCkgIBRgCIkDsig" } as const
 
-  it.each([
-    ["max-tokens: thinking, an empty text block, a tool call cut by the limit", [reasoning, { type: "text", text: "" }, cut], "max-tokens"],
-    ["max-tokens: thinking, then a text block cut as it began", [reasoning, { type: "text", text: "" }], "max-tokens"],
-    ["stop: thinking, then a text block of blank lines", [reasoning, { type: "text", text: "\n\n" }], "stop"],
-  ] as const)("%s: degraded with one diagnostic, no turn ending in thinking", async (_name, blocks, finish) => {
+  it.each(
+    [
+      ["max-tokens: thinking, an empty text block, a tool call cut by the limit", [reasoning, { type: "text", text: "" }, cut], "max-tokens"],
+      ["max-tokens: thinking, then a text block cut as it began", [reasoning, { type: "text", text: "" }], "max-tokens"],
+      ["stop: thinking, then a text block of blank lines", [reasoning, { type: "text", text: "\n\n" }], "stop"],
+    ] as const,
+  )("%s: degraded with one diagnostic, no turn ending in thinking", async (_name, blocks, finish) => {
     const h = await harness(loopback.server)
     loopback.server.enqueue({ blocks: [...blocks], finish } as Loopback.ReplyInput, { blocks: [{ type: "text", text: "ok" }] })
     const before = loopback.server.requests().length
@@ -87,10 +91,12 @@ describe("anthropic-messages: signed thinking followed only by blank text", () =
 describe("openai-responses: a max-tokens reply that ends in reasoning", () => {
   const reasoning = { type: "reasoning", text: "I will write it.", signature: "gAAAAABenc", id: "rs_len1" } as const
 
-  it.each([
-    ["reasoning, then a tool call cut by the limit", { blocks: [reasoning, cut], finish: "max-tokens" }],
-    ["only reasoning (the budget went on reasoning)", { blocks: [reasoning], finish: "max-tokens" }],
-  ] as const)("%s: every reasoning item is followed by an output item of its response", async (_name, reply) => {
+  it.each(
+    [
+      ["reasoning, then a tool call cut by the limit", { blocks: [reasoning, cut], finish: "max-tokens" }],
+      ["only reasoning (the budget went on reasoning)", { blocks: [reasoning], finish: "max-tokens" }],
+    ] as const,
+  )("%s: every reasoning item is followed by an output item of its response", async (_name, reply) => {
     const body = await continuation("openai-responses", reply as Loopback.ReplyInput)
     const input: Array<any> = body.input
     input.forEach((item, i) => {

@@ -18,8 +18,7 @@ const API = "openai-completions" as const
 const adapterWith = (config: unknown, options: PiAiAdapter.Options) =>
   Effect.runPromise(Effect.provide(LlmAdapter, PiAiAdapter.layerPiAi(config, options).pipe(Layer.provide(layerSilent))))
 
-const collect = (stream: Stream.Stream<StreamChunk>) =>
-  Effect.runPromise(Stream.runCollect(stream).pipe(Effect.map(Chunk.toReadonlyArray)))
+const collect = (stream: Stream.Stream<StreamChunk>) => Effect.runPromise(Stream.runCollect(stream).pipe(Effect.map(Chunk.toReadonlyArray)))
 
 describe("PiAiAdapter: failures become one error finish", () => {
   it("an unknown route, before any HTTP request", async () => {

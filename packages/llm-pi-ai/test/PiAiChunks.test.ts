@@ -21,8 +21,8 @@ const fullReply = (final: AssistantMessage): Array<AssistantMessageEvent> => {
     { type: "text_delta", contentIndex: 1, delta: "Reading it.", partial: p },
     { type: "text_end", contentIndex: 1, content: "Reading it.", partial: p },
     { type: "toolcall_start", contentIndex: 2, partial: p },
-    { type: "toolcall_delta", contentIndex: 2, delta: "{\"path\": ", partial: p },
-    { type: "toolcall_delta", contentIndex: 2, delta: "\"a.txt\"}", partial: p },
+    { type: "toolcall_delta", contentIndex: 2, delta: '{"path": ', partial: p },
+    { type: "toolcall_delta", contentIndex: 2, delta: '"a.txt"}', partial: p },
     { type: "toolcall_end", contentIndex: 2, toolCall: toolCall("toolu_1", "read", { path: "a.txt" }), partial: p },
     { type: "done", reason: "toolUse", message: final },
   ]
@@ -44,9 +44,9 @@ describe("PiAiChunks: pi-ai events → chunks", () => {
       { type: "text-delta", index: 1, text: "Reading it." },
       { type: "block-end", index: 1, block: { type: "text", text: "Reading it." } },
       { type: "block-start", index: 2, blockType: "tool-call" },
-      { type: "tool-call-delta", index: 2, id: "toolu_1", name: "read", argumentsDelta: "{\"path\": " },
-      { type: "tool-call-delta", index: 2, id: "toolu_1", argumentsDelta: "\"a.txt\"}" },
-      { type: "block-end", index: 2, block: { type: "tool-call", id: "toolu_1", name: "read", arguments: "{\"path\":\"a.txt\"}" } },
+      { type: "tool-call-delta", index: 2, id: "toolu_1", name: "read", argumentsDelta: '{"path": ' },
+      { type: "tool-call-delta", index: 2, id: "toolu_1", argumentsDelta: '"a.txt"}' },
+      { type: "block-end", index: 2, block: { type: "tool-call", id: "toolu_1", name: "read", arguments: '{"path":"a.txt"}' } },
       { type: "usage", usage: { inputTokens: 120, outputTokens: 45, cacheReadTokens: 100 } },
       {
         type: "finish",
@@ -84,7 +84,7 @@ describe("PiAiChunks: pi-ai events → chunks", () => {
       { type: "text_delta", contentIndex: 0, delta: "Writing", partial: q },
       { type: "text_end", contentIndex: 0, content: "Writing", partial: q },
       { type: "toolcall_start", contentIndex: 1, partial: q },
-      { type: "toolcall_delta", contentIndex: 1, delta: "{\"path\":\"a\",\"content\":\"abc", partial: q },
+      { type: "toolcall_delta", contentIndex: 1, delta: '{"path":"a","content":"abc', partial: q },
       { type: "done", reason: "length", message: cut },
     ])
     expect(length.filter((c) => c.type === "block-end").map((c) => c.index)).toEqual([0])

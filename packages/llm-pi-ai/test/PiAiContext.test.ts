@@ -6,7 +6,7 @@ import { assistantMessage, userMessage } from "./fixtures.js"
 describe("PiAiContext.toContext", () => {
   const calls = assistantMessage("a1", [
     { type: "text", text: "Looking." },
-    { type: "tool-call", id: "call_1", name: "read", arguments: "{\"path\":\"a\"}" },
+    { type: "tool-call", id: "call_1", name: "read", arguments: '{"path":"a"}' },
     { type: "tool-call", id: "call_2", name: "ls", arguments: "{}" },
   ])
   const messages: ReadonlyArray<Message> = [

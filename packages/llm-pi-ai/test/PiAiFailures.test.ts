@@ -4,18 +4,20 @@ import { PiAiFailures } from "@turnlog/llm-pi-ai"
 const { classify } = PiAiFailures
 
 describe("PiAiFailures.classify", () => {
-  it.each([
-    [401, "AUTH"],
-    [403, "AUTH"],
-    [429, "RATE_LIMIT"],
-    [408, "TIMEOUT"],
-    [504, "TIMEOUT"],
-    [413, "CONTEXT_WINDOW_EXCEEDED"],
-    [500, "SERVER"],
-    [503, "SERVER"],
-    [400, "INVALID_REQUEST"],
-    [404, "INVALID_REQUEST"],
-  ] as const)("HTTP %i → %s, with the status", (status, code) => {
+  it.each(
+    [
+      [401, "AUTH"],
+      [403, "AUTH"],
+      [429, "RATE_LIMIT"],
+      [408, "TIMEOUT"],
+      [504, "TIMEOUT"],
+      [413, "CONTEXT_WINDOW_EXCEEDED"],
+      [500, "SERVER"],
+      [503, "SERVER"],
+      [400, "INVALID_REQUEST"],
+      [404, "INVALID_REQUEST"],
+    ] as const,
+  )("HTTP %i → %s, with the status", (status, code) => {
     expect(classify("provider said no", { response: { status, headers: {} } })).toStrictEqual({
       code,
       message: "provider said no",
@@ -48,7 +50,7 @@ describe("PiAiFailures.classify", () => {
 
   it("without a response, the message decides", () => {
     expect(classify("429 Too many requests")).toStrictEqual({ code: "RATE_LIMIT", message: "429 Too many requests", status: 429 })
-    expect(classify("401: {\"error\":\"bad key\"}")).toMatchObject({ code: "AUTH", status: 401 })
+    expect(classify('401: {"error":"bad key"}')).toMatchObject({ code: "AUTH", status: 401 })
     expect(classify("Request timed out.").code).toBe("TIMEOUT")
     expect(classify("Connection error.: connect ECONNREFUSED 127.0.0.1:9").code).toBe("TRANSPORT")
     expect(classify("Rate limit reached for requests").code).toBe("RATE_LIMIT")
@@ -59,39 +61,41 @@ describe("PiAiFailures.classify", () => {
 
 describe("PiAiFailures.classify: a provider refusing replayed metadata → REPLAY_REJECTED", () => {
   const at = (message: number, content: number) => ({ _tag: "WirePosition", message, content }) as const
-  it.each([
-    // Anthropic, as pi-ai reports its 400s (the SDK's status, then the error body).
+  it.each(
     [
-      "400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.3.content.1: Invalid `signature` in `thinking` block\"}}",
-      400,
-      at(3, 1),
-    ],
-    [
-      "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
-      400,
-      at(1, 0),
-    ],
-    // OpenAI Responses: a reasoning item the server does not keep is a 404; encrypted content it cannot read a 400.
-    [
-      "Item with id 'rs_0a18166210d72b5e' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
-      404,
-      { _tag: "ItemId", id: "rs_0a18166210d72b5e" },
-    ],
-    [
-      "The encrypted content for item rs_77ab could not be verified. Reason: Encrypted content could not be decrypted or parsed.",
-      400,
-      { _tag: "ItemId", id: "rs_77ab" },
-    ],
-    ["The encrypted content gAAA...DQ== could not be verified.", 400, undefined],
-    // Gemini names no message.
-    [
-      "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:read_file` , position 2.",
-      400,
-      undefined,
-    ],
-    ["Corrupted thought signature.", 400, undefined],
-    ["Unable to submit request because Thought signature is not valid.", 400, undefined],
-  ] as const)("%s", (message, status, locator) => {
+      // Anthropic, as pi-ai reports its 400s (the SDK's status, then the error body).
+      [
+        '400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.3.content.1: Invalid `signature` in `thinking` block"}}',
+        400,
+        at(3, 1),
+      ],
+      [
+        "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+        400,
+        at(1, 0),
+      ],
+      // OpenAI Responses: a reasoning item the server does not keep is a 404; encrypted content it cannot read a 400.
+      [
+        "Item with id 'rs_0a18166210d72b5e' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+        404,
+        { _tag: "ItemId", id: "rs_0a18166210d72b5e" },
+      ],
+      [
+        "The encrypted content for item rs_77ab could not be verified. Reason: Encrypted content could not be decrypted or parsed.",
+        400,
+        { _tag: "ItemId", id: "rs_77ab" },
+      ],
+      ["The encrypted content gAAA...DQ== could not be verified.", 400, undefined],
+      // Gemini names no message.
+      [
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:read_file` , position 2.",
+        400,
+        undefined,
+      ],
+      ["Corrupted thought signature.", 400, undefined],
+      ["Unable to submit request because Thought signature is not valid.", 400, undefined],
+    ] as const,
+  )("%s", (message, status, locator) => {
     const seen: Array<PiAiFailures.ReplayLocator> = []
     const failure = classify(message, {
       response: { status, headers: {} },

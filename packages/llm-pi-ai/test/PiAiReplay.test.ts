@@ -34,21 +34,30 @@ const call = (id: string, name: string, args: string): AssistantBlock => ({ type
 describe("PiAiReplay: version-2 round trip", () => {
   const cases: ReadonlyArray<readonly [string, AssistantMessage]> = [
     ["text without a signature", piAssistant([{ type: "text", text: "hello" }])],
-    ["text with a signature", piAssistant([{ type: "text", text: "hello", textSignature: "{\"v\":1,\"id\":\"msg_1\"}" }], { api: "openai-responses" })],
+    ["text with a signature", piAssistant([{ type: "text", text: "hello", textSignature: '{"v":1,"id":"msg_1"}' }], { api: "openai-responses" })],
     ["reasoning without a signature", piAssistant([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "ok" }])],
     ["reasoning with a signature", piAssistant([{ type: "thinking", thinking: "hmm", thinkingSignature: "sig-abc" }, { type: "text", text: "ok" }])],
-    ["redacted reasoning", piAssistant([
-      { type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true },
-      { type: "text", text: "ok" },
-    ])],
+    [
+      "redacted reasoning",
+      piAssistant([
+        { type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true },
+        { type: "text", text: "ok" },
+      ]),
+    ],
     ["a tool call without a signature", piAssistant([toolCall("call_1", "read", { path: "a.txt" })], { stopReason: "toolUse" })],
-    ["a tool call with a thought signature", piAssistant([toolCall("call_1", "read", { path: "a.txt", n: [1, 2] }, "c2lnbmF0dXJl")], { api: "google-generative-ai", stopReason: "toolUse" })],
+    [
+      "a tool call with a thought signature",
+      piAssistant([toolCall("call_1", "read", { path: "a.txt", n: [1, 2] }, "c2lnbmF0dXJl")], { api: "google-generative-ai", stopReason: "toolUse" }),
+    ],
     ["response model and id", piAssistant([{ type: "text", text: "hi" }], { responseModel: "m1-2025", responseId: "resp_9" })],
-    ["every kind together", piAssistant([
-      { type: "thinking", thinking: "plan", thinkingSignature: "s1" },
-      { type: "text", text: "doing it" },
-      toolCall("toolu_1", "write", { path: "b", content: "x" }),
-    ], { stopReason: "toolUse", responseId: "msg_01" })],
+    [
+      "every kind together",
+      piAssistant([
+        { type: "thinking", thinking: "plan", thinkingSignature: "s1" },
+        { type: "text", text: "doing it" },
+        toolCall("toolu_1", "write", { path: "b", content: "x" }),
+      ], { stopReason: "toolUse", responseId: "msg_01" }),
+    ],
   ]
 
   it.each(cases)("%s: the decoded message is the original, signatures and ids included", (_name, original) => {
@@ -103,26 +112,50 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
     ["a state that is an array", assistantMessage("m", one, [1]), "replay state is not an object"],
     ["a missing response", assistantMessage("m", one, { blocks: entry }), "replay state has no response"],
     ["an array response", assistantMessage("m", one, { response: [], blocks: entry }), "replay state response is not an object"],
-    ["another adapter's kind", assistantMessage("m", one, v2(entry, { kind: "ai-sdk" })), "replay state kind \"ai-sdk\" is not \"pi-ai\""],
+    ["another adapter's kind", assistantMessage("m", one, v2(entry, { kind: "ai-sdk" })), 'replay state kind "ai-sdk" is not "pi-ai"'],
     [
       "the flat version-1 form",
-      assistantMessage("m", one, { kind: "pi-ai", version: 1, api: "anthropic-messages", provider: "acme", model: "m1", stopReason: "stop", blocks: [{ type: "text" }] }),
+      assistantMessage("m", one, {
+        kind: "pi-ai",
+        version: 1,
+        api: "anthropic-messages",
+        provider: "acme",
+        model: "m1",
+        stopReason: "stop",
+        blocks: [{ type: "text" }],
+      }),
       "legacy flat version-1 pi-ai state",
     ],
     ["version 3", assistantMessage("m", one, v2(entry, { version: 3 })), "pi-ai replay state version 3 is not supported (expected 2)"],
     ["an empty api", assistantMessage("m", one, v2(entry, { api: "" })), "response.api is not a non-empty string"],
     ["an empty provider", assistantMessage("m", one, v2(entry, { provider: "" })), "response.provider is not a non-empty string"],
     ["an empty model", assistantMessage("m", one, v2(entry, { model: "" })), "response.model is not a non-empty string"],
-    ["an unknown stopReason", assistantMessage("m", one, v2(entry, { stopReason: "finished" })), "response.stopReason \"finished\" is not a known pi-ai stop reason"],
+    [
+      "an unknown stopReason",
+      assistantMessage("m", one, v2(entry, { stopReason: "finished" })),
+      'response.stopReason "finished" is not a known pi-ai stop reason',
+    ],
     // pi-ai leaves a message that stopped in error out of every request: its content would vanish.
-    ["an error stopReason", assistantMessage("m", one, v2(entry, { stopReason: "error" })), "response.stopReason \"error\" would leave the message out of the request"],
-    ["an aborted stopReason", assistantMessage("m", one, v2(entry, { stopReason: "aborted" })), "response.stopReason \"aborted\" would leave the message out of the request"],
+    [
+      "an error stopReason",
+      assistantMessage("m", one, v2(entry, { stopReason: "error" })),
+      'response.stopReason "error" would leave the message out of the request',
+    ],
+    [
+      "an aborted stopReason",
+      assistantMessage("m", one, v2(entry, { stopReason: "aborted" })),
+      'response.stopReason "aborted" would leave the message out of the request',
+    ],
     ["a non-string responseModel", assistantMessage("m", one, v2(entry, { responseModel: 7 })), "response.responseModel is not a string"],
     ["a non-string responseId", assistantMessage("m", one, v2(entry, { responseId: null })), "response.responseId is not a string"],
     ["missing blocks", assistantMessage("m", one, { response: v2([]).response }), "replay state has no blocks"],
-    ["blocks that are not an array", assistantMessage("m", one, { response: v2([]).response, blocks: { 0: { type: "text" } } }), "replay state blocks is not an array"],
+    [
+      "blocks that are not an array",
+      assistantMessage("m", one, { response: v2([]).response, blocks: { 0: { type: "text" } } }),
+      "replay state blocks is not an array",
+    ],
     ["a block entry that is not an object", assistantMessage("m", one, v2(["text"])), "block 0 entry is not an object"],
-    ["a block entry of unknown type", assistantMessage("m", one, v2([{ type: "image" }])), "block 0 entry has unknown type \"image\""],
+    ["a block entry of unknown type", assistantMessage("m", one, v2([{ type: "image" }])), 'block 0 entry has unknown type "image"'],
     ["a non-string text signature", assistantMessage("m", one, v2([{ type: "text", textSignature: 1 }])), "block 0 entry textSignature is not a string"],
     [
       "a non-string thinking signature",
@@ -142,12 +175,12 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
     [
       "a provider differing from the source",
       assistantMessage("m", one, v2(entry, { provider: "other" })),
-      "replay state provider \"other\" differs from the message's provider \"acme\"",
+      'replay state provider "other" differs from the message\'s provider "acme"',
     ],
     [
       "a model differing from the source",
       assistantMessage("m", one, v2(entry, { model: "m2" })),
-      "replay state model \"m2\" differs from the message's model \"m1\"",
+      'replay state model "m2" differs from the message\'s model "m1"',
     ],
     [
       "a block count mismatch (a dropped tool call under an unpruned envelope)",
@@ -161,12 +194,16 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
     ],
     [
       "an openai-responses reasoning signature that is not JSON",
-      assistantMessage("m", [reasoning("r"), text("a")], v2([{ type: "reasoning", thinkingSignature: "rs_123" }, { type: "text" }], { api: "openai-responses" })),
+      assistantMessage(
+        "m",
+        [reasoning("r"), text("a")],
+        v2([{ type: "reasoning", thinkingSignature: "rs_123" }, { type: "text" }], { api: "openai-responses" }),
+      ),
       "block 0: openai-responses reasoning signature is not a JSON object",
     ],
     [
       "an openai-responses reasoning signature that is JSON but not an object",
-      assistantMessage("m", [reasoning("r")], v2([{ type: "reasoning", thinkingSignature: "[\"rs_1\"]" }], { api: "openai-responses" })),
+      assistantMessage("m", [reasoning("r")], v2([{ type: "reasoning", thinkingSignature: '["rs_1"]' }], { api: "openai-responses" })),
       "block 0: openai-responses reasoning signature is not a JSON object",
     ],
     [
@@ -204,14 +241,22 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
 
   it("signed reasoning as the last block (a response cut off after it) degrades where the api refuses it", () => {
     const endsInReasoning = (api: string) =>
-      reasonOf(assistantMessage("m", [text("a"), reasoning("r")], v2([{ type: "text" }, { type: "reasoning", thinkingSignature: api.includes("responses") ? "{\"id\":\"rs_1\"}" : "sig" }], { api })))
+      reasonOf(
+        assistantMessage(
+          "m",
+          [text("a"), reasoning("r")],
+          v2([{ type: "text" }, { type: "reasoning", thinkingSignature: api.includes("responses") ? '{"id":"rs_1"}' : "sig" }], { api }),
+        ),
+      )
     expect(endsInReasoning("anthropic-messages")).toBe("block 1: anthropic-messages cannot replay signed reasoning as the message's last block")
     expect(endsInReasoning("bedrock-converse-stream")).toBe("block 1: bedrock-converse-stream cannot replay signed reasoning as the message's last block")
     expect(endsInReasoning("openai-responses")).toBe("block 1: openai-responses cannot replay signed reasoning as the message's last block")
     expect(endsInReasoning("openai-completions")).toBe(undefined)
     // Unsigned reasoning last, and signed reasoning before other blocks, replay natively.
     expect(reasonOf(assistantMessage("m", [reasoning("r")], v2([{ type: "reasoning" }])))).toBe(undefined)
-    expect(reasonOf(assistantMessage("m", [reasoning("r"), text("a")], v2([{ type: "reasoning", thinkingSignature: "sig" }, { type: "text" }])))).toBe(undefined)
+    expect(reasonOf(assistantMessage("m", [reasoning("r"), text("a")], v2([{ type: "reasoning", thinkingSignature: "sig" }, { type: "text" }])))).toBe(
+      undefined,
+    )
   })
 
   it("decode answers with a completed Exit (the reconstructor's synchronous path)", () => {
@@ -222,7 +267,7 @@ describe("PiAiReplay: unusable state degrades with its own reason", () => {
 
 describe("PiAiReplay: provider-neutral conversion", () => {
   it("keeps durable content with no real api, zero usage, and the stop reason the content implies", () => {
-    const message = assistantMessage("m", [reasoning("plan"), text("calling"), call("c1", "read", "{\"path\":\"a\"}")])
+    const message = assistantMessage("m", [reasoning("plan"), text("calling"), call("c1", "read", '{"path":"a"}')])
     expect(PiAiReplay.foreign(message)).toStrictEqual({
       role: "assistant",
       content: [
@@ -241,7 +286,7 @@ describe("PiAiReplay: provider-neutral conversion", () => {
   })
 
   it("malformed or non-object tool arguments become {}", () => {
-    const message = assistantMessage("m", [call("c1", "a", "{\"path\":"), call("c2", "b", "[1,2]"), call("c3", "c", "")])
+    const message = assistantMessage("m", [call("c1", "a", '{"path":'), call("c2", "b", "[1,2]"), call("c3", "c", "")])
     const natives = PiAiReplay.foreign(message).content
     expect(natives.map((b) => (b.type === "toolCall" ? b.arguments : undefined))).toEqual([{}, {}, {}])
   })
@@ -261,7 +306,15 @@ describe("PiAiReplay: provider-neutral conversion", () => {
   it("through the reconstructor: a legacy message goes neutral with one diagnostic, the rest native", async () => {
     const original = piAssistant([{ type: "text", text: "fresh", textSignature: "ts" }])
     const messages = [
-      assistantMessage("a1", [text("old")], { kind: "pi-ai", version: 1, api: "anthropic-messages", provider: "acme", model: "m1", stopReason: "stop", blocks: [] }),
+      assistantMessage("a1", [text("old")], {
+        kind: "pi-ai",
+        version: 1,
+        api: "anthropic-messages",
+        provider: "acme",
+        model: "m1",
+        stopReason: "stop",
+        blocks: [],
+      }),
       assistantMessage("a2", durableBlocks(original), PiAiReplay.toReplayState(original)),
     ]
     const seen: Array<ReplayDiagnostic> = []

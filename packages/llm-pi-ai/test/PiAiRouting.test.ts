@@ -28,7 +28,10 @@ describe("PiAiRouting.decodeConfig", () => {
     [{ providers: { local: { ...config.providers.local, baseUrl: "" } } }, "providers.local.baseUrl: expected a non-empty string"],
     [{ providers: { local: { ...config.providers.local, apiKeyEnv: "" } } }, "providers.local.apiKeyEnv:"],
     [{ providers: { local: { ...config.providers.local, models: [{ id: "" }] } } }, "providers.local.models.0.id: expected a non-empty string"],
-    [{ providers: { local: { ...config.providers.local, models: [{ id: "x", maxTokens: 1.5 }] } } }, "providers.local.models.0.maxTokens: expected a positive integer"],
+    [
+      { providers: { local: { ...config.providers.local, models: [{ id: "x", maxTokens: 1.5 }] } } },
+      "providers.local.models.0.maxTokens: expected a positive integer",
+    ],
     [{ providers: { "a/b": config.providers.local } }, "providers.a/b: is unexpected"],
     [{ providers: { local: { ...config.providers.local, apiKey: "sk-inline" } } }, "providers.local.apiKey:"],
     [

@@ -26,12 +26,12 @@ const APIS = [
   "google-vertex",
   "openai-completions",
 ]
-const SIGNATURES = [undefined, "", "sig", "QUJDRA==", "QUJD", "{\"id\":\"rs_1\"}", "{\"id\":", "[1]", 7, null]
+const SIGNATURES = [undefined, "", "sig", "QUJDRA==", "QUJD", '{"id":"rs_1"}', '{"id":', "[1]", 7, null]
 
 const block: fc.Arbitrary<AssistantBlock> = fc.oneof(
   fc.constantFrom("", " ", "hi", "the answer").map((text) => ({ type: "text" as const, text })),
   fc.constantFrom("", "  ", "think").map((text) => ({ type: "reasoning" as const, text })),
-  fc.constantFrom("{\"a\":1}", "[1]", "nope", "").map((args) => ({ type: "tool-call" as const, id: "c1", name: "read", arguments: args })),
+  fc.constantFrom('{"a":1}', "[1]", "nope", "").map((args) => ({ type: "tool-call" as const, id: "c1", name: "read", arguments: args })),
 )
 
 const ENTRY_TYPE = { "text": "text", "reasoning": "reasoning", "tool-call": "tool-call", "tool-result": "text" } as const

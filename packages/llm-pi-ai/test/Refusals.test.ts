@@ -39,16 +39,17 @@ const firstTurn = async (api: Api, id: string) => {
 }
 
 // Where the provider names the refused message (Anthropic a body position, OpenAI an item id), the index is ours: 1.
-const expectedFailure = (api: Api, id: string) => ({
-  "anthropic-messages": { status: 400, messageIndex: 1, message: expect.stringContaining("Invalid `signature` in `thinking` block") },
-  "openai-responses": {
-    status: 400,
-    messageIndex: 1,
-    message: expect.stringContaining(`The encrypted content for item rs_${id} could not be verified`),
-  },
-  "openai-completions": { status: 400, message: expect.stringContaining("Invalid `signature` in `thinking` block") },
-  "google-generative-ai": { status: 400, message: expect.stringContaining("Corrupted thought signature.") },
-})[api]
+const expectedFailure = (api: Api, id: string) =>
+  ({
+    "anthropic-messages": { status: 400, messageIndex: 1, message: expect.stringContaining("Invalid `signature` in `thinking` block") },
+    "openai-responses": {
+      status: 400,
+      messageIndex: 1,
+      message: expect.stringContaining(`The encrypted content for item rs_${id} could not be verified`),
+    },
+    "openai-completions": { status: 400, message: expect.stringContaining("Invalid `signature` in `thinking` block") },
+    "google-generative-ai": { status: 400, message: expect.stringContaining("Corrupted thought signature.") },
+  })[api]
 
 describe.each(APIS)("%s: the provider refuses replayed metadata", (api) => {
   it("metadata minted by a refused reply → REPLAY_REJECTED, no reply played; the same message without it is answered", async () => {

@@ -23,7 +23,7 @@ interface Signed {
   readonly expected: unknown
 }
 
-const call = { type: "tool-call", id: "call_read1", name: "read_file", arguments: "{\"path\":\"notes.md\"}" } as const
+const call = { type: "tool-call", id: "call_read1", name: "read_file", arguments: '{"path":"notes.md"}' } as const
 
 const signed: Record<Api, Signed> = {
   "openai-completions": {
@@ -36,7 +36,7 @@ const signed: Record<Api, Signed> = {
     expected: [{
       role: "assistant",
       content: "Reading.",
-      tool_calls: [{ id: "call_read1", type: "function", function: { name: "read_file", arguments: "{\"path\":\"notes.md\"}" } }],
+      tool_calls: [{ id: "call_read1", type: "function", function: { name: "read_file", arguments: '{"path":"notes.md"}' } }],
       reasoning_details: [{
         type: "reasoning.text",
         text: "Check the file.",
@@ -71,7 +71,7 @@ const signed: Record<Api, Signed> = {
         status: "completed",
         id: "msg_0a1b2c",
       },
-      { type: "function_call", id: "fc_0a1b2c", call_id: "call_read1", name: "read_file", arguments: "{\"path\":\"notes.md\"}" },
+      { type: "function_call", id: "fc_0a1b2c", call_id: "call_read1", name: "read_file", arguments: '{"path":"notes.md"}' },
     ],
   },
   "anthropic-messages": {
@@ -124,7 +124,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     const { assembled, message } = stored("a1", api, first)
     expect(assembled.blocks.map((b) => b.type)).toEqual(["reasoning", "text", "tool-call"])
     const toolCall = assembled.blocks[2]!
-    expect(toolCall).toMatchObject({ type: "tool-call", name: "read_file", arguments: "{\"path\":\"notes.md\"}" })
+    expect(toolCall).toMatchObject({ type: "tool-call", name: "read_file", arguments: '{"path":"notes.md"}' })
 
     const callId = toolCall.type === "tool-call" ? toolCall.id : ""
     const second = await h.collect(request(api, [
@@ -147,7 +147,7 @@ describe.each(APIS)("%s over the loopback", (api) => {
     loopback.server.enqueue({
       blocks: [
         { type: "text", text: "Writing the file now." },
-        { type: "tool-call", id: "call_cut9", name: "write_file", arguments: "{\"path\":\"out.txt\",\"content\":\"hel", complete: false },
+        { type: "tool-call", id: "call_cut9", name: "write_file", arguments: '{"path":"out.txt","content":"hel', complete: false },
       ],
       finish: "max-tokens",
     }, { blocks: [{ type: "text", text: "Continuing." }] })

@@ -40,7 +40,9 @@ export const adapter = (redactor: Redaction.Redactor, inner: Service): Service =
         const chunks = Redaction.chunks(redactor)
         return inner.stream(request(redactor, value)).pipe(
           Stream.mapConcat(chunks.step),
-          Stream.concat(Stream.suspend(() => Stream.fromIterable(chunks.end()))),
+          Stream.concat(Stream.suspend(() =>
+            Stream.fromIterable(chunks.end())
+          )),
         )
       }),
   }

@@ -85,8 +85,7 @@ const scan = (secrets: ReadonlyArray<string>, buffer: string, final: boolean): {
 }
 
 /** `text` with every secret replaced. */
-export const text = (redactor: Redactor, value: string): string =>
-  contains(redactor, value) ? scan(redactor.secrets, value, true).out : value
+export const text = (redactor: Redactor, value: string): string => contains(redactor, value) ? scan(redactor.secrets, value, true).out : value
 
 /**
  * The next piece of a text that arrives in deltas: what can be released now,
@@ -165,8 +164,7 @@ type Delta = Extract<StreamChunk, { type: "text-delta" | "reasoning-delta" | "to
 
 const deltaText = (chunk: Delta): string => chunk.type === "tool-call-delta" ? chunk.argumentsDelta : chunk.text
 
-const withDeltaText = (chunk: Delta, value: string): Delta =>
-  chunk.type === "tool-call-delta" ? { ...chunk, argumentsDelta: value } : { ...chunk, text: value }
+const withDeltaText = (chunk: Delta, value: string): Delta => chunk.type === "tool-call-delta" ? { ...chunk, argumentsDelta: value } : { ...chunk, text: value }
 
 /**
  * A stream of chunks, redacted as it arrives. Deltas are redacted per block
@@ -198,8 +196,7 @@ export const chunks = (redactor: Redactor): ChunkRedactor => {
     return [rest]
   }
 
-  const releaseAll = (): ReadonlyArray<StreamChunk> =>
-    [...open.keys()].sort((a, b) => a - b).flatMap((index) => release(index))
+  const releaseAll = (): ReadonlyArray<StreamChunk> => [...open.keys()].sort((a, b) => a - b).flatMap((index) => release(index))
 
   const step = (chunk: StreamChunk): ReadonlyArray<StreamChunk> => {
     if (isEmpty(redactor)) return [chunk]

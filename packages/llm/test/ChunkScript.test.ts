@@ -8,15 +8,15 @@ describe("ChunkScript.response", () => {
       { type: "text-delta", index: 0, text: "ok" },
       { type: "block-end", index: 0, block: { type: "text", text: "ok" } },
       { type: "block-start", index: 1, blockType: "tool-call" },
-      { type: "tool-call-delta", index: 1, id: "c1", name: "read_file", argumentsDelta: "{\"path\":\"a\"}" },
-      { type: "block-end", index: 1, block: { type: "tool-call", id: "c1", name: "read_file", arguments: "{\"path\":\"a\"}" } },
+      { type: "tool-call-delta", index: 1, id: "c1", name: "read_file", argumentsDelta: '{"path":"a"}' },
+      { type: "block-end", index: 1, block: { type: "tool-call", id: "c1", name: "read_file", arguments: '{"path":"a"}' } },
       { type: "finish", reason: { kind: "tool-calls" } },
     ])
   })
 
   it("leaves an open tool call unended and carries usage, the given finish and envelope", () => {
     const chunks = ChunkScript.response(
-      [ChunkScript.reasoning("r"), { type: "tool-call", id: "c", name: "n", arguments: "{\"a\":", open: true }],
+      [ChunkScript.reasoning("r"), { type: "tool-call", id: "c", name: "n", arguments: '{"a":', open: true }],
       {
         finish: { kind: "max-tokens" },
         usage: { inputTokens: 3, outputTokens: 4 },
@@ -25,7 +25,7 @@ describe("ChunkScript.response", () => {
     )
     expect(chunks.slice(3)).toEqual([
       { type: "block-start", index: 1, blockType: "tool-call" },
-      { type: "tool-call-delta", index: 1, id: "c", name: "n", argumentsDelta: "{\"a\":" },
+      { type: "tool-call-delta", index: 1, id: "c", name: "n", argumentsDelta: '{"a":' },
       { type: "usage", usage: { inputTokens: 3, outputTokens: 4 } },
       { type: "finish", reason: { kind: "max-tokens" }, replayState: { response: { kind: "x" } } },
     ])
@@ -43,8 +43,8 @@ describe("ChunkScript.response", () => {
     expect(chunks.filter((c) => c.type === "text-delta" || c.type === "tool-call-delta")).toEqual([
       { type: "text-delta", index: 0, text: "one two three " },
       { type: "text-delta", index: 0, text: "four" },
-      { type: "tool-call-delta", index: 1, id: "c", name: "n", argumentsDelta: "{\"a" },
-      { type: "tool-call-delta", index: 1, id: "c", argumentsDelta: "\":1}" },
+      { type: "tool-call-delta", index: 1, id: "c", name: "n", argumentsDelta: '{"a' },
+      { type: "tool-call-delta", index: 1, id: "c", argumentsDelta: '":1}' },
     ])
   })
 })

@@ -15,8 +15,7 @@ describe("Scripted", () => {
     Effect.gen(function*() {
       const scripted = yield* Scripted.make([text("one"), { chunks: text("two"), delayMs: 1 }])
       const request = { provider: "scripted", model: "demo", messages: [] }
-      const run = (n: number) =>
-        Stream.runCollect(scripted.adapter.stream({ ...request, maxTokens: n })).pipe(Effect.map(Chunk.toArray))
+      const run = (n: number) => Stream.runCollect(scripted.adapter.stream({ ...request, maxTokens: n })).pipe(Effect.map(Chunk.toArray))
       expect(yield* run(1)).toEqual(text("one"))
       expect(yield* run(2)).toEqual(text("two"))
       expect(yield* run(3)).toEqual([{
@@ -72,12 +71,15 @@ describe("Scripted calls", () => {
         decode: () => InvalidReplayState.fail("not usable here"),
         foreign: (m: Message) => m.id,
       }
-      const chunks = yield* Stream.runCollect(Stream.unwrap(Effect.map(LlmAdapter.LlmAdapter, (adapter) =>
-        adapter.stream({ provider: "new", model: "n", messages: [message] })))).pipe(
-          Effect.provide(Scripted.layerReplaying([text("ok")], codec).pipe(
+      const chunks = yield* Stream.runCollect(
+        Stream.unwrap(Effect.map(LlmAdapter.LlmAdapter, (adapter) => adapter.stream({ provider: "new", model: "n", messages: [message] }))),
+      ).pipe(
+        Effect.provide(
+          Scripted.layerReplaying([text("ok")], codec).pipe(
             Layer.provide(Layer.succeed(ReplayDiagnostics.ReplayDiagnostics, collector.service)),
-          )),
-        )
+          ),
+        ),
+      )
       expect(Chunk.toArray(chunks)).toEqual(text("ok"))
       expect(yield* collector.all).toEqual([{
         code: "INVALID_REPLAY_STATE",

@@ -44,7 +44,16 @@ const failure = (server: string, tool: string, timeoutMs: number) => (error: Cal
 
 /** Argument names whose string value (or array of strings) is a path the call acts on. */
 export const PATH_KEYS: ReadonlyArray<string> = [
-  "path", "paths", "file", "files", "filePath", "file_path", "filename", "fileName", "source", "destination",
+  "path",
+  "paths",
+  "file",
+  "files",
+  "filePath",
+  "file_path",
+  "filename",
+  "fileName",
+  "source",
+  "destination",
 ]
 
 /** The paths a call's arguments name, in `PATH_KEYS` order. */

@@ -127,8 +127,7 @@ describe("MCP servers that fail", () => {
       expect(started.failures).toEqual([
         {
           server: "ghost",
-          message:
-            `MCP server "ghost" could not be started: spawn /nonexistent/mcp-server ENOENT; its tools are not available in this session`,
+          message: `MCP server "ghost" could not be started: spawn /nonexistent/mcp-server ENOENT; its tools are not available in this session`,
         },
         {
           server: "quitter",

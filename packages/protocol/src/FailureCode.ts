@@ -60,8 +60,7 @@ export const DurableFailureCode = Schema.Union(FailureCode, ForeignFailureCode)
 export type DurableFailureCode = typeof DurableFailureCode.Type
 
 /** Whether a string is one of this build's codes. */
-export const isFailureCode = (code: string): code is FailureCode =>
-  (FailureCode.literals as ReadonlyArray<string>).includes(code)
+export const isFailureCode = (code: string): code is FailureCode => (FailureCode.literals as ReadonlyArray<string>).includes(code)
 
 /** Codes on which nothing about the request was wrong: the same request may succeed later. */
 export const TRANSIENT_CODES: ReadonlySet<FailureCode> = new Set<FailureCode>(["RATE_LIMIT", "SERVER", "TRANSPORT", "TIMEOUT"])

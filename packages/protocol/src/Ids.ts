@@ -28,7 +28,7 @@ export const sessionIdProblem = (text: string): string | undefined =>
     ? `at most ${SESSION_ID_MAX_LENGTH} characters`
     : SESSION_ID_CHARS.test(text)
     ? undefined
-    : "letters, digits, \".\", \"_\" and \"-\", not first"
+    : 'letters, digits, ".", "_" and "-", not first'
 
 export const isSessionId = (text: string): text is SessionId => sessionIdProblem(text) === undefined
 

@@ -34,9 +34,7 @@ const MessageFields = Schema.Struct({
 
 /** An assistant message always has a model source. */
 export const Message = MessageFields.pipe(
-  Schema.filter((m) =>
-    m.role === "assistant" && m.source.kind !== "model" ? "an assistant message needs a model source" : true
-  ),
+  Schema.filter((m) => m.role === "assistant" && m.source.kind !== "model" ? "an assistant message needs a model source" : true),
 )
 export type Message = typeof Message.Type
 

@@ -209,8 +209,7 @@ export const EventData = {
 export type EventType = keyof typeof EventData
 export const EVENT_TYPES = Object.keys(EventData) as ReadonlyArray<EventType>
 
-const eventOf = <T extends EventType>(type: T) =>
-  Schema.Struct({ seq: Seq, time: Schema.String, type: Schema.Literal(type), data: EventData[type] })
+const eventOf = <T extends EventType>(type: T) => Schema.Struct({ seq: Seq, time: Schema.String, type: Schema.Literal(type), data: EventData[type] })
 
 export const TurnStart = eventOf("turn/start")
 export const UserMessage = eventOf("user/message")
@@ -252,8 +251,7 @@ export type EventOf<T extends EventType> = Extract<SessionEvent, { readonly type
 /** An event before it is given its place in the log. */
 export type EventInput = { [T in EventType]: Omit<EventOf<T>, "seq" | "time"> }[EventType]
 
-export const isEventType = (type: unknown): type is EventType =>
-  typeof type === "string" && Object.prototype.hasOwnProperty.call(EventData, type)
+export const isEventType = (type: unknown): type is EventType => typeof type === "string" && Object.prototype.hasOwnProperty.call(EventData, type)
 
 /**
  * The event types that carry raw stream chunks: one chunk per event
@@ -262,8 +260,7 @@ export const isEventType = (type: unknown): type is EventType =>
  * single out raw chunks test the type through this one predicate.
  */
 export const RAW_CHUNK_TYPES: ReadonlyArray<string> = ["assistant/chunk", "assistant/chunks"]
-export const isRawChunk = (type: unknown): type is "assistant/chunk" | "assistant/chunks" =>
-  type === "assistant/chunk" || type === "assistant/chunks"
+export const isRawChunk = (type: unknown): type is "assistant/chunk" | "assistant/chunks" => type === "assistant/chunk" || type === "assistant/chunks"
 
 /** A raw chunk event, of either form. */
 export type RawChunkEvent = EventOf<"assistant/chunk"> | EventOf<"assistant/chunks">
@@ -343,8 +340,7 @@ export const stamp = (
   nextSeq: number,
   inputs: ReadonlyArray<EventInput>,
   time: string = new Date().toISOString(),
-): Array<SessionEvent> =>
-  inputs.map((input, i) => ({ seq: nextSeq + i, time, ...input }) as SessionEvent)
+): Array<SessionEvent> => inputs.map((input, i) => ({ seq: nextSeq + i, time, ...input }) as SessionEvent)
 
 export const decodeHeader = Schema.decodeUnknownEither(SessionHeader)
 export const decodeEvent = Schema.decodeUnknownEither(SessionEvent)

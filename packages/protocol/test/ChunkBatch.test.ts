@@ -79,14 +79,30 @@ describe("ChunkBatch", () => {
     expect(decode(stored)).toEqual(cs)
   }, RUNS)
 
-  it.prop("finds damage exactly where decoding fails: a dangling reference, a run its lengths do not cut", [fc.array(fc.oneof(
-    chunk,
-    fc.record({ type: fc.constant("block-end-assembled" as const), index }),
-    fc.record({ type: fc.constant("text-deltas" as const), index, text: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
-    fc.record({ type: fc.constant("reasoning-deltas" as const), index, text: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
-    fc.record({ type: fc.constant("tool-call-deltas" as const), index, id: fc.constant("t1"), arguments: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
-    fc.record({ type: fc.constant("tool-call-deltas" as const), index, id: fc.constant("t1"), name: fc.constant("read"), arguments: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
-  ), { maxLength: 20 })], ([entries]) => {
+  it.prop("finds damage exactly where decoding fails: a dangling reference, a run its lengths do not cut", [fc.array(
+    fc.oneof(
+      chunk,
+      fc.record({ type: fc.constant("block-end-assembled" as const), index }),
+      fc.record({ type: fc.constant("text-deltas" as const), index, text: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ type: fc.constant("reasoning-deltas" as const), index, text: piece, lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        type: fc.constant("tool-call-deltas" as const),
+        index,
+        id: fc.constant("t1"),
+        arguments: piece,
+        lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        type: fc.constant("tool-call-deltas" as const),
+        index,
+        id: fc.constant("t1"),
+        name: fc.constant("read"),
+        arguments: piece,
+        lengths: fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+      }),
+    ),
+    { maxLength: 20 },
+  )], ([entries]) => {
     const decoded = ChunkBatch.decode(entries)
     expect(Either.isLeft(decoded) ? decoded.left : undefined).toBe(ChunkBatch.firstDamage(entries))
   }, RUNS)
@@ -99,8 +115,8 @@ describe("ChunkBatch", () => {
       { type: "text-delta", index: 0, text: " world" },
       { type: "block-end", index: 0, block: { type: "text", text: "Hello world" } },
       { type: "block-start", index: 1, blockType: "tool-call" },
-      { type: "tool-call-delta", index: 1, id: "t1", name: "read", argumentsDelta: "{\"pa" },
-      { type: "tool-call-delta", index: 1, id: "t1", argumentsDelta: "th\":1}" },
+      { type: "tool-call-delta", index: 1, id: "t1", name: "read", argumentsDelta: '{"pa' },
+      { type: "tool-call-delta", index: 1, id: "t1", argumentsDelta: 'th":1}' },
       { type: "tool-call-delta", index: 1, id: "t1", argumentsDelta: "" },
       // Not what its deltas assemble to: kept whole.
       { type: "block-end", index: 1, block: { type: "tool-call", id: "t1", name: "read", arguments: "{}" } },
@@ -145,7 +161,9 @@ describe("ChunkBatch", () => {
     )
     expect(Either.isLeft(SessionLog.decodeEvent(event([])))).toBe(true)
     expect(Either.isLeft(SessionLog.decodeEvent(event([{ type: "text-deltas", index: 0, text: "", lengths: [] }])))).toBe(true)
-    const miscut = SessionLog.decodeEvent(event([{ type: "block-start", index: 0, blockType: "text" }, { type: "text-deltas", index: 0, text: "abc", lengths: [1, 1] }]))
+    const miscut = SessionLog.decodeEvent(
+      event([{ type: "block-start", index: 0, blockType: "text" }, { type: "text-deltas", index: 0, text: "abc", lengths: [1, 1] }]),
+    )
     expect(String(Either.isLeft(miscut) ? miscut.left : "")).toContain("entry 1 is a run of 3 characters whose delta lengths add up to 2")
     expect(Either.isRight(SessionLog.decodeEvent(event([{ type: "text-deltas", index: 0, text: "ab", lengths: [1, 1] }])))).toBe(true)
   })

@@ -8,8 +8,7 @@ describe("FailureCode", () => {
   })
 
   it("reads an old log line whose code this build does not know, keeps it verbatim and never retries it", () => {
-    const line =
-      `{"seq":8,"time":"t","type":"turn/end","data":{"reason":"error","failure":{"message":"overloaded","code":"OVERLOADED","status":529}}}`
+    const line = `{"seq":8,"time":"t","type":"turn/end","data":{"reason":"error","failure":{"message":"overloaded","code":"OVERLOADED","status":529}}}`
     const decoded = SessionLog.decodeEvent(JSON.parse(line))
     if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
     const event = decoded.right

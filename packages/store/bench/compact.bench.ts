@@ -55,13 +55,21 @@ const turnInputs = (turn: number, batched: boolean): Array<SessionLog.EventInput
   const text = (chunks[DELTAS + 1] as Extract<StreamChunk, { type: "block-end" }>).block
   return [
     { type: "turn/start", data: {} },
-    { type: "user/message", data: { message: { id: `msg_u${turn}` as never, role: "user", content: [{ type: "text", text: `question ${turn}` }], source: { kind: "user" } } } },
+    {
+      type: "user/message",
+      data: { message: { id: `msg_u${turn}` as never, role: "user", content: [{ type: "text", text: `question ${turn}` }], source: { kind: "user" } } },
+    },
     { type: "request/start", data: { provider: "anthropic", model: "claude-sonnet-4-5", step: 1, attempt: 1 } },
     ...(batched ? [SessionLog.batchOf(chunks)] : chunks.map((chunk) => ({ type: "assistant/chunk" as const, data: { chunk } }))),
     {
       type: "assistant/message",
       data: {
-        message: { id: `msg_a${turn}` as never, role: "assistant", content: [text], source: { kind: "model", provider: "anthropic", model: "claude-sonnet-4-5" } },
+        message: {
+          id: `msg_a${turn}` as never,
+          role: "assistant",
+          content: [text],
+          source: { kind: "model", provider: "anthropic", model: "claude-sonnet-4-5" },
+        },
         finish: { kind: "stop" },
       },
     },
@@ -121,7 +129,11 @@ const main = async () => {
     }
     const store = median(ours)
     const ref = median(refs)
-    console.log(`jsonl cold load, version 2: ${turns} turns, ${events} events, ${mb.toFixed(1)} MB: ${store.toFixed(0)} ms; reference (readFile + JSON.parse) ${ref.toFixed(0)} ms; ratio ${(store / ref).toFixed(2)} (target ≤ 1.0)`)
+    console.log(
+      `jsonl cold load, version 2: ${turns} turns, ${events} events, ${mb.toFixed(1)} MB: ${store.toFixed(0)} ms; reference (readFile + JSON.parse) ${
+        ref.toFixed(0)
+      } ms; ratio ${(store / ref).toFixed(2)} (target ≤ 1.0)`,
+    )
     console.log(`jsonl   rounds (ms) store [${ours.map((x) => x.toFixed(0)).join(", ")}] reference [${refs.map((x) => x.toFixed(0)).join(", ")}]`)
   } finally {
     rmSync(home, { recursive: true, force: true })

@@ -33,7 +33,7 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const ms = (xs: ReadonlyArray<number>) => `[${xs.map((x) => x.toFixed(0)).join(", ")}]`
 
-const words = ["the", "parser", "streams", "tokens", "\"quoted\"", "naïve", "→", "line\nbreak", "{json}", "tab\there"]
+const words = ["the", "parser", "streams", "tokens", '"quoted"', "naïve", "→", "line\nbreak", "{json}", "tab\there"]
 
 /** An `assistant/chunk` event of about 1 KB, with text that needs escaping. */
 export const chunkEvent = (seq: number): SessionLog.SessionEvent => {

@@ -136,8 +136,7 @@ const referencePg = (id: SessionId) =>
     )
   )
 
-const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
-  events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0)
+const eventBytes = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.reduce((n, event) => n + Buffer.byteLength(JSON.stringify(event)) + 1, 0)
 
 /** `TURNLOG_BENCH_STORES=postgres` (a comma-separated list) measures only those stores; `postgres-writers`: the many-writer workload alone. */
 const chosen = (name: string) => (process.env.TURNLOG_BENCH_STORES ?? name).split(",").includes(name)
@@ -146,28 +145,30 @@ console.log("(absolute figures move with the machine and are indicative only on 
 const home = mkdtempSync(join(tmpdir(), "turnlog-bench-"))
 let failed = false
 try {
-  if (chosen("jsonl")) await run({
-    name: "jsonl",
-    layer: layerJsonl({ home }),
-    floorIs: "writeSync + fdatasync",
-    appendFloor: (events) => referenceAppend(join(home, "reference.jsonl"), events),
-    referenceIs: "read + JSON.parse per line",
-    reference: (id) => referenceJsonl(join(home, "sessions", `${id}.jsonl`)),
-    bytes: (id) => statSync(join(home, "sessions", `${id}.jsonl`)).size,
-    holder: ["jsonl", home],
-    targets: { append: 50_000, load: 1.5 },
-  })
-  if (chosen("sqlite")) await run({
-    name: "sqlite",
-    layer: layerSqlite({ home }),
-    floorIs: "better-sqlite3, a transaction per 50",
-    appendFloor: (events) => referenceSqliteAppend(join(home, "reference.db"), events),
-    referenceIs: "better-sqlite3 select + JSON.parse",
-    reference: (id) => referenceSqlite(join(home, "sessions.db"), id),
-    bytes: (_id, events) => eventBytes(events),
-    holder: ["sqlite", home],
-    targets: { append: 50_000, load: 1.5 },
-  })
+  if (chosen("jsonl"))
+    await run({
+      name: "jsonl",
+      layer: layerJsonl({ home }),
+      floorIs: "writeSync + fdatasync",
+      appendFloor: (events) => referenceAppend(join(home, "reference.jsonl"), events),
+      referenceIs: "read + JSON.parse per line",
+      reference: (id) => referenceJsonl(join(home, "sessions", `${id}.jsonl`)),
+      bytes: (id) => statSync(join(home, "sessions", `${id}.jsonl`)).size,
+      holder: ["jsonl", home],
+      targets: { append: 50_000, load: 1.5 },
+    })
+  if (chosen("sqlite"))
+    await run({
+      name: "sqlite",
+      layer: layerSqlite({ home }),
+      floorIs: "better-sqlite3, a transaction per 50",
+      appendFloor: (events) => referenceSqliteAppend(join(home, "reference.db"), events),
+      referenceIs: "better-sqlite3 select + JSON.parse",
+      reference: (id) => referenceSqlite(join(home, "sessions.db"), id),
+      bytes: (_id, events) => eventBytes(events),
+      holder: ["sqlite", home],
+      targets: { append: 50_000, load: 1.5 },
+    })
   const postgres = chosen("postgres") || chosen("postgres-writers")
   const unreachable = postgres
     ? await withSql((sql) => sql`SELECT 1`).then(() => undefined, (e: unknown) => String(e))
@@ -179,25 +180,27 @@ try {
   } else {
     try {
       await withSql((sql) => sql.unsafe(`CREATE SCHEMA ${SCHEMA}`))
-      if (chosen("postgres")) await run({
-        name: "postgres",
-        layer: layerPostgres({ url: PG_URL, schema: SCHEMA }),
-        floorIs: "the driver's multi-row INSERT per 50",
-        appendFloor: referencePgAppend,
-        referenceIs: "one bare pg query + JSON.parse",
-        reference: referencePg,
-        bytes: (_id, events) => eventBytes(events),
-        holder: ["postgres", SCHEMA],
-        targets: { append: 20_000, load: 1.3 },
-      })
-      if (chosen("postgres-writers")) await many(PG_URL, SCHEMA, () =>
-        withSql((sql) =>
-          Effect.zipRight(
-            sql.unsafe(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.floor (
+      if (chosen("postgres"))
+        await run({
+          name: "postgres",
+          layer: layerPostgres({ url: PG_URL, schema: SCHEMA }),
+          floorIs: "the driver's multi-row INSERT per 50",
+          appendFloor: referencePgAppend,
+          referenceIs: "one bare pg query + JSON.parse",
+          reference: referencePg,
+          bytes: (_id, events) => eventBytes(events),
+          holder: ["postgres", SCHEMA],
+          targets: { append: 20_000, load: 1.3 },
+        })
+      if (chosen("postgres-writers"))
+        await many(PG_URL, SCHEMA, () =>
+          withSql((sql) =>
+            Effect.zipRight(
+              sql.unsafe(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.floor (
               session_id text, seq int4, type text, "time" text, data json, PRIMARY KEY (session_id, seq))`),
-            sql.unsafe(`TRUNCATE ${SCHEMA}.floor`),
-          )
-        ))
+              sql.unsafe(`TRUNCATE ${SCHEMA}.floor`),
+            )
+          ))
     } finally {
       await withSql((sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`))
     }

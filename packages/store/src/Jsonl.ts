@@ -312,20 +312,20 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       streaming: {
         header: (id) =>
           Effect.flatMap(checked(id), (file) =>
-            Effect.flatMap(Effect.flatten(attempt(file, "read", () => readPage(io, file, id, START, 1, 0))), (page) =>
-              Effect.succeed(page.header!))),
+            Effect.flatMap(Effect.flatten(attempt(file, "read", () => readPage(io, file, id, START, 1, 0))), (page) => Effect.succeed(page.header!))),
         tail: (id, fromSeq) =>
           Effect.map(checked(id), (file) => {
             let position: Position = START
             let pending: { readonly line: number; readonly bytes: number } | undefined
             return {
-              next: Effect.flatten(attempt(file, "read", () => readPage(io, file, id, position, fromSeq, PAGE))).pipe(
-                Effect.map((page) => {
-                  position = page.position
-                  pending = page.pending
-                  return page.events
-                }),
-              ),
+              next: Effect.flatten(attempt(file, "read", () =>
+                readPage(io, file, id, position, fromSeq, PAGE))).pipe(
+                  Effect.map((page) => {
+                    position = page.position
+                    pending = page.pending
+                    return page.events
+                  }),
+                ),
               pending: () => pending,
             }
           }),

@@ -38,8 +38,7 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024
 export const MAX_DEPTH = 1000
 
 /** A value quoted in a refusal, cut short when long: a hostile file must not fill the terminal. */
-const quoted = (text: string): string =>
-  text.length <= 40 ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`
+const quoted = (text: string): string => text.length <= 40 ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`
 
 const MIB = 1024 * 1024
 

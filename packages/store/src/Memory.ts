@@ -120,8 +120,7 @@ const makeBackend = (storage: MemoryStorage): Backend => {
 }
 
 /** A store over `storage` (a fresh one by default). */
-export const makeMemory = (storage?: MemoryStorage) =>
-  Effect.suspend(() => makeCore(makeBackend(storage ?? makeStorage())))
+export const makeMemory = (storage?: MemoryStorage) => Effect.suspend(() => makeCore(makeBackend(storage ?? makeStorage())))
 
 /** A memory store with its own storage (fresh each time the layer is built). */
 export const layerMemory = Layer.scoped(SessionStore, makeMemory())

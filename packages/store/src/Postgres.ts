@@ -94,8 +94,7 @@ export const makePostgres = (options: PostgresOptions) =>
       ...(options.program !== undefined ? { program: options.program } : {}),
     })
     const leaseStatements = statements(channel)
-    const io = (operation: string) => (error: { readonly cause?: unknown }) =>
-      new StoreIOError({ path: where, operation, cause: error.cause ?? error })
+    const io = (operation: string) => (error: { readonly cause?: unknown }) => new StoreIOError({ path: where, operation, cause: error.cause ?? error })
 
     const jsonString = (text: string): string | undefined => {
       const value = Either.getOrUndefined(Either.try(() => JSON.parse(text) as unknown))

@@ -91,9 +91,7 @@ export const makeSqlite = (options: SqliteOptions) =>
     }).pipe(Effect.mapError(io("open")))
     let version = yield* versionOf(sql, file).pipe(ioErrors("open"))
     // Another process may create the schema after this one opened the file.
-    const hasSchema = Effect.suspend(() =>
-      version > 0 ? Effect.succeed(true) : Effect.map(versionOf(sql, file), (found) => (version = found) > 0)
-    )
+    const hasSchema = Effect.suspend(() => version > 0 ? Effect.succeed(true) : Effect.map(versionOf(sql, file), (found) => (version = found) > 0))
     const writable = Effect.suspend(() =>
       version === SCHEMA_VERSION
         ? Effect.void

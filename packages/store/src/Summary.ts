@@ -60,8 +60,7 @@ export interface Tally {
 }
 
 /** The number of turns started among `events`. */
-export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number =>
-  events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
+export const turnsIn = (events: ReadonlyArray<SessionLog.SessionEvent>): number => events.reduce((n, event) => (event.type === "turn/start" ? n + 1 : n), 0)
 
 /** The title the first user message among `events` gives, if any. */
 export const firstTitle = (events: ReadonlyArray<SessionLog.SessionEvent>): string | null => {

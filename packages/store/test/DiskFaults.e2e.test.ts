@@ -108,9 +108,11 @@ describe.skipIf(!isRoot).each(stores)("$kind: disk faults", ({ file, full, kind,
         execFileSync("mount", ["-o", "remount,ro", home])
         const refused = yield* Effect.flip(withStore(h, (store) => store.open(id)))
         expect(refused._tag).toBe("StoreIOError")
-        expect(refused.message).toMatch(kind === "jsonl"
-          ? new RegExp(`^take the lease ${home}/sessions/${id}\\.lock: EROFS: read-only file system, open '[^']+\\.tmp'$`)
-          : new RegExp(`^open ${home}/sessions\\.db: unable to open database file$`))
+        expect(refused.message).toMatch(
+          kind === "jsonl"
+            ? new RegExp(`^take the lease ${home}/sessions/${id}\\.lock: EROFS: read-only file system, open '[^']+\\.tmp'$`)
+            : new RegExp(`^open ${home}/sessions\\.db: unable to open database file$`),
+        )
         execFileSync("mount", ["-o", "remount,rw", home])
         const opened = yield* withStore(h, (store) => store.open(id))
         expect(opened.events.map((e) => e.type)).toStrictEqual(["turn/start", "user/message", "turn/end"])
@@ -130,7 +132,6 @@ describe.skipIf(!isRoot).each(stores)("$kind: disk faults", ({ file, full, kind,
           const failed = yield* Effect.flip(store.flush(id))
           expect(failed.message).toBe(`append to ${file(home, id)}: ${removed}`)
           yield* Effect.ignore(store.release(id))
-        })
-      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
+        })).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
     }))
 })

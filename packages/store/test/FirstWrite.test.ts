@@ -14,8 +14,7 @@ import { SessionStore } from "../src/SessionStore.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { stamped, userMessage } from "./support/fixtures.js"
 
-const turn = (from: number) =>
-  stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
+const turn = (from: number) => stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
 
 /** A file system whose next directory sync (or reopen for appending) fails once. */
 const faults = {
@@ -67,7 +66,6 @@ describe("jsonl: a create whose first write fails after the link", () => {
           yield* store.append(id, turn(1))
           yield* store.flush(id)
           expect((yield* store.read(id)).events.map((e) => e.seq)).toStrictEqual([1, 2, 3])
-        })
-      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
+        })).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
     }))
 })

@@ -94,7 +94,10 @@ describe("compiled guard", () => {
     expect(guard({ ...event, data: { reason: "completed", failure: undefined } })).toBe(false)
     expect(guard({ ...event, data: { reason: "completed", extra: 1 } })).toBe(true)
     // JSON drops an undefined replay response; the decoder accepts the result, so must loading.
-    const [finish] = stamped(1, [{ type: "assistant/chunk", data: { chunk: { type: "finish", reason: { kind: "stop" }, replayState: { response: undefined } } } }])
+    const [finish] = stamped(1, [{
+      type: "assistant/chunk",
+      data: { chunk: { type: "finish", reason: { kind: "stop" }, replayState: { response: undefined } } },
+    }])
     expect(guard(JSON.parse(JSON.stringify(finish)))).toBe(true)
   })
 })

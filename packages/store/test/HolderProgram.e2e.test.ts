@@ -105,7 +105,10 @@ describe("jsonl: the lock file", () => {
         writeFileSync(join(home, "sessions", `${id}.lock`), JSON.stringify({ host: hostname(), pid: other.pid, token: "t" }))
         const refused = yield* Effect.flip(
           Effect.scoped(Effect.flatMap(Layer.build(StoreLayer.layer({ kind: "jsonl", home })), (ctx) =>
-            Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.open(id as SessionId)), ctx))),
+            Effect.provide(
+              Effect.flatMap(SessionStore.SessionStore, (s) => s.open(id as SessionId)),
+              ctx,
+            ))),
         )
         expect(refused).toMatchObject({ _tag: "SessionLocked", holder: { host: hostname(), pid: other.pid } })
         expect(refused.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${other.pid}`)

@@ -81,7 +81,7 @@ describe("jsonl index of sessions", () => {
         expect(yield* listed(h)).toStrictEqual(before)
         expect(entryOf(home, id)).toMatchObject({ turns: 2, lastSeq: 13 })
         // A damaged entry is no entry.
-        writeFileSync(join(home, "index", `${id}.json`), "{\"version\":1,")
+        writeFileSync(join(home, "index", `${id}.json`), '{"version":1,')
         expect(yield* listed(h)).toStrictEqual(before)
         expect(entryOf(home, id)).toMatchObject({ turns: 2, lastSeq: 13 })
       })
@@ -108,7 +108,7 @@ describe("jsonl index of sessions", () => {
         const text = readFileSync(file, "utf8")
         expect(text).toMatch(/,"check":"[0-9a-f]{8}"\}\n$/)
         // What a rewrite met halfway could leave: valid JSON, the log's own stamp, another count.
-        writeFileSync(file, text.replace("\"turns\":2", "\"turns\":9"))
+        writeFileSync(file, text.replace('"turns":2', '"turns":9'))
         expect((yield* listed(h)).sessions).toStrictEqual([[id, 2, "first question", chunkEvent(1).time]])
         expect(readFileSync(file, "utf8")).toBe(text)
       })
@@ -143,7 +143,7 @@ describe("jsonl index of sessions", () => {
         renameSync(`${file}.new`, file)
         expect((yield* listed(h)).sessions).toStrictEqual([[id, 2, "FIRST QUESTION", chunkEvent(1).time]])
         // One byte flipped in place, the size and the entry's stamp of the size unchanged.
-        const damaged = other.replace("\"turn/end\"", "\"turn/enD\"")
+        const damaged = other.replace('"turn/end"', '"turn/enD"')
         writeFileSync(file, damaged)
         expect(statSync(file).size).toBe(Buffer.byteLength(other))
         const read = yield* Effect.flip(withStore(h, (store) => store.read(id as SessionId)))
@@ -180,10 +180,20 @@ describe("jsonl open reads what continuing needs", () => {
         expect(read.events.map((e) => e.seq)).toStrictEqual(Array.from({ length: 18 }, (_, i) => i + 1))
         const opened = yield* withStore(h, (store) => store.open(id))
         expect(opened.events.map((e) => [e.seq, e.type])).toStrictEqual([
-          [1, "turn/start"], [2, "user/message"], [3, "request/start"], [7, "turn/end"],
-          [8, "turn/start"], [9, "user/message"], [10, "request/start"], [13, "turn/end"],
-          [14, "turn/start"], [15, "user/message"], [16, "request/start"],
-          [17, "assistant/chunk"], [18, "assistant/chunk"], [19, "turn/end"],
+          [1, "turn/start"],
+          [2, "user/message"],
+          [3, "request/start"],
+          [7, "turn/end"],
+          [8, "turn/start"],
+          [9, "user/message"],
+          [10, "request/start"],
+          [13, "turn/end"],
+          [14, "turn/start"],
+          [15, "user/message"],
+          [16, "request/start"],
+          [17, "assistant/chunk"],
+          [18, "assistant/chunk"],
+          [19, "turn/end"],
         ])
         expect(opened.events[11]).toStrictEqual(chunkEvent(17))
         expect(opened.recovery.closedTurn?.map((e) => e.type)).toStrictEqual(["turn/end"])
@@ -192,10 +202,12 @@ describe("jsonl open reads what continuing needs", () => {
       })
     ))
 
-  it.effect.each([
-    ["a completed step's chunk line that is not JSON", (line: string) => line.slice(0, -1)],
-    ["a completed step's chunk line with its seq out of order", (line: string) => line.replace("\"seq\":5,", "\"seq\":50,")],
-  ] as const)("%s refuses open by file and line, and changes nothing", ([_name, damage]) =>
+  it.effect.each(
+    [
+      ["a completed step's chunk line that is not JSON", (line: string) => line.slice(0, -1)],
+      ["a completed step's chunk line with its seq out of order", (line: string) => line.replace('"seq":5,', '"seq":50,')],
+    ] as const,
+  )("%s refuses open by file and line, and changes nothing", ([_name, damage]) =>
     withHome((home, h) =>
       Effect.gen(function*() {
         const id = yield* twoTurns(h)

@@ -138,7 +138,7 @@ describe("jsonl index missing or stale at a lookup", () => {
         const mine = yield* session(h, "/p", "2025-01-01T00:00:00.000Z", 1)
         const theirs = yield* session(h, "/q", "2025-01-01T00:00:01.000Z", 1)
         const file = join(home, "sessions", `${theirs}.jsonl`)
-        writeFileSync(file, readFileSync(file, "utf8").replace("\"turn/end\"", "\"turn/enD\""))
+        writeFileSync(file, readFileSync(file, "utf8").replace('"turn/end"', '"turn/enD"'))
         const listed = yield* withStore(h, (store) => store.list({ cwd: "/p" }))
         expect(listed.sessions.map((s) => s.id)).toStrictEqual([mine])
         expect(listed.unreadable.map((u) => [u.id, u.error.message])).toStrictEqual([

@@ -27,8 +27,7 @@ const withHome = <A, E>(f: (home: string, h: Harness) => Effect.Effect<A, E>) =>
     )
   })
 
-const turn = (from: number) =>
-  stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
+const turn = (from: number) => stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
 
 const writeSession = (h: Harness, events = turn(1)) =>
   withStore(h, (store) =>
@@ -69,7 +68,7 @@ describe("jsonl: file format and recovery", () => {
         const id = yield* writeSession(h)
         const file = fileOf(home, id)
         const committed = readFileSync(file)
-        const torn = "\u0000\u0000\u0000\n{\"seq\":4,\"time\":\"2025"
+        const torn = '\u0000\u0000\u0000\n{"seq":4,"time":"2025'
         appendFileSync(file, torn)
 
         const found = yield* withStore(h, (store) => store.read(id))
@@ -107,7 +106,7 @@ describe("jsonl: file format and recovery", () => {
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         const file = fileOf(home, id)
-        appendFileSync(file, "{\"seq\":4,\"ti\n" + JSON.stringify(turn(4)[2]) + "\n")
+        appendFileSync(file, '{"seq":4,"ti\n' + JSON.stringify(turn(4)[2]) + "\n")
         const before = readFileSync(file)
         const opened = yield* Effect.flip(withStore(h, (store) => store.open(id)))
         expect(opened).toMatchObject({
@@ -129,7 +128,7 @@ describe("jsonl: file format and recovery", () => {
         const id = yield* writeSession(h)
         const file = fileOf(home, id)
         const good = readFileSync(file, "utf8")
-        writeFileSync(file, good + "{\"seq\":4,\"time\":\"t\",\"type\":\"turn/end\",\"data\":{\"reason\":\"lunch\"}}\n")
+        writeFileSync(file, good + '{"seq":4,"time":"t","type":"turn/end","data":{"reason":"lunch"}}\n')
         const invalid = yield* Effect.flip(withStore(h, (store) => store.read(id)))
         expect(invalid).toMatchObject({ _tag: "SessionCorrupt", file, line: 5 })
         expect(invalid._tag === "SessionCorrupt" && invalid.detail).toContain("lunch")
@@ -149,10 +148,10 @@ describe("jsonl: file format and recovery", () => {
         const id = yield* writeSession(h)
         const file = fileOf(home, id)
         const good = readFileSync(file, "utf8")
-        writeFileSync(file, good + "{\"seq\":4,\"time\":\"t\",\"type\":\"memory/compact\",\"data\":{}}\n")
+        writeFileSync(file, good + '{"seq":4,"time":"t","type":"memory/compact","data":{}}\n')
         const unknown = yield* Effect.flip(withStore(h, (store) => store.open(id)))
         expect(unknown).toMatchObject({ _tag: "UnknownEvent", file, line: 5, type: "memory/compact" })
-        expect(readFileSync(file, "utf8")).toBe(good + "{\"seq\":4,\"time\":\"t\",\"type\":\"memory/compact\",\"data\":{}}\n")
+        expect(readFileSync(file, "utf8")).toBe(good + '{"seq":4,"time":"t","type":"memory/compact","data":{}}\n')
 
         const [header, ...rest] = good.split("\n")
         // Version 3 (block-ends streamed over batches by reference) is this build's; 4 is a newer one's, refused in the words an older build refuses 3 in.
@@ -211,8 +210,7 @@ describe("jsonl: file format and recovery", () => {
           yield* store.append(id, turn(1))
           yield* store.flush(id)
           expect(readFileSync(fileOf(home, id), "utf8").split("\n").length).toBe(5)
-        })
-      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
+        })).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
     }))
 
   it.effect("rolls a failed write back to the previous length; the retry leaves no gap and no duplicate", () =>
@@ -279,8 +277,7 @@ describe("jsonl: file format and recovery", () => {
           const loaded = yield* store.read(id)
           expect(loaded.events.map((e) => e.seq)).toStrictEqual([1, 2, 3, 4, 5, 6])
           expect(loaded.recovery).toStrictEqual({})
-        })
-      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
+        })).pipe(Effect.ensuring(Effect.sync(() => rmSync(home, { recursive: true, force: true }))))
     }))
 
   it.effect("takes over a lease whose holder process is gone", () =>
@@ -306,8 +303,6 @@ describe("jsonl: file format and recovery", () => {
       withStore(h, (store) =>
         Effect.gen(function*() {
           expect(yield* Effect.flip(store.read("../../etc/passwd" as SessionId))).toMatchObject({ _tag: "SessionNotFound" })
-        })
-      )
+        }))
     ))
 })
-

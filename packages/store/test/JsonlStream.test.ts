@@ -19,8 +19,7 @@ const withHome = <A, E>(f: (home: string, h: Harness) => Effect.Effect<A, E>) =>
     )
   })
 
-const turn = (from: number) =>
-  stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
+const turn = (from: number) => stamped(from, [{ type: "turn/start", data: {} }, userMessage("hello"), { type: "turn/end", data: { reason: "completed" } }])
 
 const writeSession = (h: Harness) =>
   withStore(h, (store) =>
@@ -40,7 +39,7 @@ describe("jsonl: streaming reads", () => {
         const id = yield* writeSession(h)
         const file = fileOf(home, id)
         const good = readFileSync(file, "utf8")
-        appendFileSync(file, "{\"seq\":4,\"ti")
+        appendFileSync(file, '{"seq":4,"ti')
         const streamed = yield* withStore(h, (store) => Stream.runCollect(store.stream(id, 1)))
         expect(Array.from(streamed).map((e) => e.seq)).toStrictEqual([1, 2, 3])
         expect(yield* withStore(h, (store) => store.recovery(id))).toStrictEqual({ tornTail: { bytes: 12, line: 5 } })
@@ -52,47 +51,50 @@ describe("jsonl: streaming reads", () => {
         expect(fromStream).toStrictEqual(fromRead)
         expect(fromStream.message).toBe(`${file}:5: unreadable line followed by a committed turn end (line 6)`)
 
-        writeFileSync(file, good + "{\"seq\":4,\"time\":\"t\",\"type\":\"turn/pause\",\"data\":{}}\n")
+        writeFileSync(file, good + '{"seq":4,"time":"t","type":"turn/pause","data":{}}\n')
         const unknown = yield* Effect.flip(withStore(h, (store) => Stream.runDrain(store.stream(id, 1))))
         expect(unknown).toStrictEqual(yield* Effect.flip(withStore(h, (store) => store.read(id))))
         expect(unknown).toMatchObject({ _tag: "UnknownEvent", file, line: 5, type: "turn/pause" })
       })
     ))
 
-  it.live("a follower waits for a line without its newline, then reads it once; a log cut below what it read is refused", () =>
-    withHome((home, h) =>
-      Effect.gen(function*() {
-        const id = yield* writeSession(h)
-        const file = fileOf(home, id)
-        const line = JSON.stringify(chunkEvent(4))
-        appendFileSync(file, line.slice(0, 20))
-        yield* withStore(h, (store) =>
-          Effect.gen(function*() {
-            const seen: Array<number> = []
-            const follower = yield* Effect.fork(
-              Stream.runForEach(store.follow(id, 2), (event) => Effect.sync(() => void seen.push(event.seq))),
-            )
-            const until = (n: number) =>
-              Effect.suspend(() => (seen.length >= n ? Effect.void : Effect.fail("waiting"))).pipe(
-                Effect.retry(Schedule.spaced(Duration.millis(20))),
-                Effect.timeout(Duration.seconds(30)),
+  it.live(
+    "a follower waits for a line without its newline, then reads it once; a log cut below what it read is refused",
+    () =>
+      withHome((home, h) =>
+        Effect.gen(function*() {
+          const id = yield* writeSession(h)
+          const file = fileOf(home, id)
+          const line = JSON.stringify(chunkEvent(4))
+          appendFileSync(file, line.slice(0, 20))
+          yield* withStore(h, (store) =>
+            Effect.gen(function*() {
+              const seen: Array<number> = []
+              const follower = yield* Effect.fork(
+                Stream.runForEach(store.follow(id, 2), (event) => Effect.sync(() => void seen.push(event.seq))),
               )
-            yield* until(2)
-            // Several polls over the unfinished line: nothing is read from it.
-            yield* Effect.sleep(Duration.millis(800))
-            expect(seen).toStrictEqual([2, 3])
-            appendFileSync(file, line.slice(20))
-            yield* Effect.sleep(Duration.millis(800))
-            expect(seen).toStrictEqual([2, 3])
-            appendFileSync(file, "\n" + JSON.stringify(chunkEvent(5)) + "\n")
-            yield* until(4)
-            expect(seen).toStrictEqual([2, 3, 4, 5])
-            writeFileSync(file, readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n") + "\n")
-            const error = yield* Fiber.join(follower).pipe(Effect.flip, Effect.timeout(Duration.seconds(30)))
-            expect(error).toMatchObject({ _tag: "SessionCorrupt", file, line: 7 })
-            expect(error.message).toContain("shorter than the")
-          })
-        )
-      })
-    ), 60_000)
+              const until = (n: number) =>
+                Effect.suspend(() => (seen.length >= n ? Effect.void : Effect.fail("waiting"))).pipe(
+                  Effect.retry(Schedule.spaced(Duration.millis(20))),
+                  Effect.timeout(Duration.seconds(30)),
+                )
+              yield* until(2)
+              // Several polls over the unfinished line: nothing is read from it.
+              yield* Effect.sleep(Duration.millis(800))
+              expect(seen).toStrictEqual([2, 3])
+              appendFileSync(file, line.slice(20))
+              yield* Effect.sleep(Duration.millis(800))
+              expect(seen).toStrictEqual([2, 3])
+              appendFileSync(file, "\n" + JSON.stringify(chunkEvent(5)) + "\n")
+              yield* until(4)
+              expect(seen).toStrictEqual([2, 3, 4, 5])
+              writeFileSync(file, readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n") + "\n")
+              const error = yield* Fiber.join(follower).pipe(Effect.flip, Effect.timeout(Duration.seconds(30)))
+              expect(error).toMatchObject({ _tag: "SessionCorrupt", file, line: 7 })
+              expect(error.message).toContain("shorter than the")
+            }))
+        })
+      ),
+    60_000,
+  )
 })

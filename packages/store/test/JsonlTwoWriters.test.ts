@@ -14,8 +14,7 @@ import { type Harness, withStore } from "./support/conformance.js"
 import { chunkEvent, stamped, userMessage } from "./support/fixtures.js"
 
 const build = (home: string, io: FileIo = nodeIo) =>
-  Effect.map(Layer.build(Layer.scoped(SessionStore.SessionStore, Jsonl.makeJsonl({ home }, io))), (ctx) =>
-    Context.get(ctx, SessionStore.SessionStore))
+  Effect.map(Layer.build(Layer.scoped(SessionStore.SessionStore, Jsonl.makeJsonl({ home }, io))), (ctx) => Context.get(ctx, SessionStore.SessionStore))
 
 describe("jsonl: two writers of one session", () => {
   it.scoped("the second append is refused, naming why, and the log keeps the first writer's events", () =>

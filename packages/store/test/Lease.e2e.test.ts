@@ -37,7 +37,9 @@ describe.each(["jsonl", "sqlite"] as const)("%s: one writer across processes", (
         const locked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.open(id))))
         expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { host: hostname(), pid: holder.pid } })
         expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${holder.pid}`)
-        const stillLocked = await Effect.runPromise(Effect.flip(withStore(h, (store) => store.append(id, stamped(3, [{ type: "turn/end", data: { reason: "completed" } }])))))
+        const stillLocked = await Effect.runPromise(
+          Effect.flip(withStore(h, (store) => store.append(id, stamped(3, [{ type: "turn/end", data: { reason: "completed" } }])))),
+        )
         expect(stillLocked).toMatchObject({ _tag: "SessionLocked", holder: { host: hostname(), pid: holder.pid } })
       } finally {
         await holder.kill()

@@ -34,9 +34,7 @@ describe.each(["jsonl", "sqlite"] as const)("%s: racing takeovers of a dead hold
       // A lease on each, left by a process that is gone.
       const plant = (id: SessionId, i: number) =>
         kind === "jsonl"
-          ? Effect.sync(() =>
-            writeFileSync(join(home, "sessions", `${id}.lock`), JSON.stringify({ pid: DEAD_PID, token: `dead-${i}@1` }))
-          )
+          ? Effect.sync(() => writeFileSync(join(home, "sessions", `${id}.lock`), JSON.stringify({ pid: DEAD_PID, token: `dead-${i}@1` })))
           : Effect.scoped(Effect.flatMap(
             SqliteClient.make({ filename: join(home, "sessions.db") }).pipe(Effect.provide(Reactivity.layer)),
             (sql) => Effect.asVoid(sql.unsafe("INSERT INTO leases (session_id, pid, token) VALUES (?, ?, ?)", [id, DEAD_PID, `dead-${i}@1`])),

@@ -77,7 +77,7 @@ describe("jsonl: leftovers after faults", () => {
       Effect.gen(function*() {
         const id = yield* written({ store: Jsonl.layerJsonl({ home }) })
         const file = join(dir, `${id}.jsonl`)
-        const torn = "{\"seq\":4,\"time\":\"t\",\"type\":\"turn/st"
+        const torn = '{"seq":4,"time":"t","type":"turn/st'
         appendFileSync(file, torn)
         const before = readFileSync(file, "utf8")
         const { io, state } = failingWrites("EIO", (path) => path.includes(".torn"))

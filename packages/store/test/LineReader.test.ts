@@ -74,11 +74,11 @@ describe("LineReader", () => {
   })
 
   it("marks a last line without newline as incomplete and an invalid byte sequence as invalid", () => {
-    const bytes = Buffer.concat([Buffer.from("{\"a\":1}\n"), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from("{\"b\"")])
+    const bytes = Buffer.concat([Buffer.from('{"a":1}\n'), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from('{"b"')])
     expect(readAll(bytes, 4)).toStrictEqual([
-      { text: "{\"a\":1}", start: 0, complete: true, valid: true },
+      { text: '{"a":1}', start: 0, complete: true, valid: true },
       { text: "\ufffd\ufffd", start: 8, complete: true, valid: false },
-      { text: "{\"b\"", start: 11, complete: false, valid: true },
+      { text: '{"b"', start: 11, complete: false, valid: true },
     ])
   })
 })

@@ -52,20 +52,22 @@ const listDamaged = (damage: (lines: Array<string>) => void) =>
   })
 
 describe("jsonl list: a damaged log is named, not listed", () => {
-  it.effect.each([
-    ["an unknown event type", (lines: Array<string>) => {
-      lines[4] = lines[4]!.replace("\"type\":\"turn/start\"", "\"type\":\"turn/begin\"")
-    }, (file: string) => `${file}:5: unknown event type "turn/begin" (written by a newer turnlog?)`],
-    ["a gap in seq", (lines: Array<string>) => {
-      lines[4] = lines[4]!.replace("\"seq\":4,", "\"seq\":9,")
-    }, (file: string) => `${file}:5: expected event seq 4, found 9`],
-    ["an unreadable line before a committed turn end", (lines: Array<string>) => {
-      lines[2] = "{garbage"
-    }, (file: string) => `${file}:3: unreadable line followed by a committed turn end (line 4)`],
-    ["an unreadable line before complete events", (lines: Array<string>) => {
-      lines[5] = "{garbage"
-    }, (file: string) => `${file}:6: unreadable line followed by a complete event (seq 6, line 7)`],
-  ] as const)("%s: unreadable with the reason read gives", ([_name, damage, reason]) =>
+  it.effect.each(
+    [
+      ["an unknown event type", (lines: Array<string>) => {
+        lines[4] = lines[4]!.replace('"type":"turn/start"', '"type":"turn/begin"')
+      }, (file: string) => `${file}:5: unknown event type "turn/begin" (written by a newer turnlog?)`],
+      ["a gap in seq", (lines: Array<string>) => {
+        lines[4] = lines[4]!.replace('"seq":4,', '"seq":9,')
+      }, (file: string) => `${file}:5: expected event seq 4, found 9`],
+      ["an unreadable line before a committed turn end", (lines: Array<string>) => {
+        lines[2] = "{garbage"
+      }, (file: string) => `${file}:3: unreadable line followed by a committed turn end (line 4)`],
+      ["an unreadable line before complete events", (lines: Array<string>) => {
+        lines[5] = "{garbage"
+      }, (file: string) => `${file}:6: unreadable line followed by a complete event (seq 6, line 7)`],
+    ] as const,
+  )("%s: unreadable with the reason read gives", ([_name, damage, reason]) =>
     Effect.gen(function*() {
       const result = yield* listDamaged(damage)
       expect(result.readError).toBe(reason(result.file))
@@ -87,7 +89,7 @@ describe("jsonl list: a damaged log is named, not listed", () => {
   it.effect("a line that parses but is not an event of its type", () =>
     Effect.gen(function*() {
       const result = yield* listDamaged((lines) => {
-        lines[3] = lines[3]!.replace("\"reason\":\"completed\"", "\"reason\":\"bogus\"")
+        lines[3] = lines[3]!.replace('"reason":"completed"', '"reason":"bogus"')
       })
       expect(result.readError?.startsWith(`${result.file}:4: `)).toBe(true)
       expect(result.unreadable).toEqual([[result.id, result.readError]])
@@ -97,7 +99,7 @@ describe("jsonl list: a damaged log is named, not listed", () => {
   it.effect("a torn last line whose front looks right is left out of the summary, as read leaves it out", () =>
     Effect.gen(function*() {
       const result = yield* listDamaged((lines) => {
-        lines[6] = "{\"seq\":6,\"time\":\"2030-01-01T00:00:00.000Z\",\"type\":\"turn/start\",\"data\":{"
+        lines[6] = '{"seq":6,"time":"2030-01-01T00:00:00.000Z","type":"turn/start","data":{'
       })
       expect(result.readError).toBeUndefined()
       expect(result.unreadable).toEqual([])
@@ -107,7 +109,7 @@ describe("jsonl list: a damaged log is named, not listed", () => {
   it.effect("a torn tail is listed, summarising the events before it", () =>
     Effect.gen(function*() {
       const result = yield* listDamaged((lines) => {
-        lines[6] = "{\"seq\":6,\"time\":\"2025-01-02T03:0"
+        lines[6] = '{"seq":6,"time":"2025-01-02T03:0'
         lines.length = 7 // no newline after the torn line
       })
       expect(result.unreadable).toEqual([])

@@ -56,10 +56,10 @@ describe("LogFormat", () => {
       return Buffer.concat([Buffer.from(parts.slice(0, 2).join("\n") + "\n"), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from(parts.slice(2).join("\n"))])
     }],
     ["a gap in seq", (t: string) => lines(t).filter((_, i) => i !== 4).join("\n")],
-    ["an unknown event type", (t: string) => lines(t).map((l, i) => (i === 2 ? l.replace("\"type\":\"user/message\"", "\"type\":\"user/shout\"") : l)).join("\n")],
-    ["an event of the wrong shape", (t: string) => lines(t).map((l, i) => (i === 1 ? l.replace("{}", "{\"extra\":") : l)).join("\n")],
-    ["a newer version", (t: string) => t.replace(/"version":\d+/, "\"version\":99")],
-    ["a header that is not one", (t: string) => t.replace("\"type\":\"session\"", "\"type\":\"sesion\"")],
+    ["an unknown event type", (t: string) => lines(t).map((l, i) => (i === 2 ? l.replace('"type":"user/message"', '"type":"user/shout"') : l)).join("\n")],
+    ["an event of the wrong shape", (t: string) => lines(t).map((l, i) => (i === 1 ? l.replace("{}", '{"extra":') : l)).join("\n")],
+    ["a newer version", (t: string) => t.replace(/"version":\d+/, '"version":99')],
+    ["a header that is not one", (t: string) => t.replace('"type":"session"', '"type":"sesion"')],
   ]
   for (const [name, damage] of damages) {
     it.effect(`refuses ${name} as the JSONL reader does`, () =>
@@ -75,7 +75,7 @@ describe("LogFormat", () => {
 
   it.effect("refuses a torn tail, which the JSONL reader leaves out of the session", () =>
     Effect.gen(function*() {
-      const { text, read, decoded } = yield* judged((t) => t + "{\"seq\":99,\"ti")
+      const { text, read, decoded } = yield* judged((t) => t + '{"seq":99,"ti')
       const torn = lines(text).length
       expect(Either.getOrThrow(read).recovery.tornTail).toStrictEqual({ bytes: 13, line: torn })
       expect(Either.isLeft(decoded) && decoded.left.message).toMatch(

@@ -49,7 +49,7 @@ const damaged = (damage: (line: string) => string) =>
 describe("jsonl: damage inside the open turn", () => {
   it.effect("a flipped byte in a committed line does not get the committed events after it cut from the log", () =>
     Effect.gen(function*() {
-      const { after, file, opened, untouched } = yield* damaged((line) => line.replace("\"data\"", "\"data#"))
+      const { after, file, opened, untouched } = yield* damaged((line) => line.replace('"data"', '"data#'))
       expect(opened._tag === "Left" ? opened.left.message : "opened").toBe(
         `${file}:6: unreadable line followed by a complete event (seq 6, line 7)`,
       )

@@ -43,8 +43,7 @@ describePostgres("postgres: follow", () => {
               const follower = yield* Effect.fork(
                 Stream.runForEach(reader.follow(id, 1), (event) => Effect.sync(() => void seen.push(event.seq))),
               )
-              const until = (n: number) =>
-                eventually(Effect.suspend(() => (seen.length >= n ? Effect.void : Effect.fail("waiting"))), `${n} events`)
+              const until = (n: number) => eventually(Effect.suspend(() => (seen.length >= n ? Effect.void : Effect.fail("waiting"))), `${n} events`)
               yield* until(3)
               const [before] = yield* eventually(
                 Effect.filterOrFail(followers(), (pids) => pids.length === 1, () => "no follower connection"),
@@ -71,9 +70,7 @@ describePostgres("postgres: follow", () => {
               yield* Effect.sleep(Duration.millis(500))
               expect(seen).toStrictEqual(range(1, 12))
               yield* Fiber.interrupt(follower)
-            })
-          )
-        )
+            })))
         // The listening connection goes with the follower.
         yield* eventually(Effect.filterOrFail(followers(), (pids) => pids.length === 0, () => "still listening"), "no follower")
       }).pipe(Effect.ensuring(Effect.promise(async () => h.cleanup?.())))

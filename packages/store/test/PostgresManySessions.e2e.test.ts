@@ -75,7 +75,10 @@ describePostgres("postgres: many sessions in one process", () => {
           // Waits until the backend is gone (and its token with it), so no write can still pass the fence.
           yield* admin("SELECT pg_terminate_backend($1, 5000)", [backend])
           const outcomes = yield* Effect.forEach(ids, (id) =>
-            Effect.zipRight(store.append(id, [{ seq: 3, time: "2025-01-02T03:04:05.678Z", type: "turn/end", data: { reason: "completed" } }]), Effect.flip(store.flush(id))), { concurrency: 20 })
+            Effect.zipRight(
+              store.append(id, [{ seq: 3, time: "2025-01-02T03:04:05.678Z", type: "turn/end", data: { reason: "completed" } }]),
+              Effect.flip(store.flush(id)),
+            ), { concurrency: 20 })
           expect(outcomes.map((e) => e._tag)).toStrictEqual(ids.map(() => "LeaseLost"))
           expect(outcomes[0]!.message).toMatch(new RegExp(`^session ${ids[0]}: this process lost its lease \\(its database connection ended: .+\\)`))
           expect(yield* admin(`SELECT count(*)::int AS events FROM ${schema}.events`)).toStrictEqual([{ events: 2 * SESSIONS }])

@@ -47,12 +47,14 @@ describePostgres("postgres: leases and notifications by schema", () => {
               yield* Deferred.await(writtenInOne)
             })))
         expect(heard.filter((payload) => payload !== "ready")).toStrictEqual([id])
-        expect(yield* Effect.all([
-          admin(`SELECT cwd::text AS cwd, last_seq, first_message FROM ${one}.sessions`),
-          admin(`SELECT cwd::text AS cwd, last_seq, first_message FROM ${two}.sessions`),
-        ])).toStrictEqual([
-          [{ cwd: "\"/one\"", last_seq: 2, first_message: "in one" }],
-          [{ cwd: "\"/two\"", last_seq: 2, first_message: "in two" }],
+        expect(
+          yield* Effect.all([
+            admin(`SELECT cwd::text AS cwd, last_seq, first_message FROM ${one}.sessions`),
+            admin(`SELECT cwd::text AS cwd, last_seq, first_message FROM ${two}.sessions`),
+          ]),
+        ).toStrictEqual([
+          [{ cwd: '"/one"', last_seq: 2, first_message: "in one" }],
+          [{ cwd: '"/two"', last_seq: 2, first_message: "in two" }],
         ])
       })).pipe(Effect.ensuring(Effect.promise(() => Promise.all([dropSchema(one), dropSchema(two)]))))
     }))

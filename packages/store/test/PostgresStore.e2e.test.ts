@@ -35,11 +35,13 @@ describePostgres("postgres: schema, versions and refusals", () => {
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         expect(yield* admin(`SELECT version FROM ${schema}.turnlog_schema`)).toStrictEqual([{ version: 2 }])
-        expect(yield* admin(
-          `SELECT column_name, data_type FROM information_schema.columns
+        expect(
+          yield* admin(
+            `SELECT column_name, data_type FROM information_schema.columns
            WHERE table_schema = $1 AND table_name = 'events' ORDER BY ordinal_position`,
-          [schema],
-        )).toStrictEqual([
+            [schema],
+          ),
+        ).toStrictEqual([
           { column_name: "session_id", data_type: "text" },
           { column_name: "seq", data_type: "integer" },
           { column_name: "type", data_type: "text" },
@@ -49,10 +51,10 @@ describePostgres("postgres: schema, versions and refusals", () => {
         expect(yield* admin(`SELECT session_id, seq, type, "time", data::text AS data FROM ${schema}.events ORDER BY seq`)).toStrictEqual([
           { session_id: id, seq: 1, type: "turn/start", time: turn[0]!.time, data: "{}" },
           { session_id: id, seq: 2, type: "user/message", time: turn[1]!.time, data: JSON.stringify(turn[1]!.data) },
-          { session_id: id, seq: 3, type: "turn/end", time: turn[2]!.time, data: "{\"reason\":\"completed\"}" },
+          { session_id: id, seq: 3, type: "turn/end", time: turn[2]!.time, data: '{"reason":"completed"}' },
         ])
         expect(yield* admin(`SELECT id, version, cwd::text, title::text, turns, first_message, last_seq FROM ${schema}.sessions`)).toStrictEqual([
-          { id, version: SessionLog.LOG_VERSION, cwd: "\"/p\"", title: null, turns: 1, first_message: "hello", last_seq: 3 },
+          { id, version: SessionLog.LOG_VERSION, cwd: '"/p"', title: null, turns: 1, first_message: "hello", last_seq: 3 },
         ])
         const analyzed = yield* admin<{ readonly relname: string }>(
           `SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_analyze IS NOT NULL ORDER BY relname`,
@@ -65,7 +67,7 @@ describePostgres("postgres: schema, versions and refusals", () => {
   it.effect("gives back exactly what was written: a NUL escape, key order and repeated structure", () =>
     withSchema((h) =>
       Effect.gen(function*() {
-        const odd = stamped(1, [userMessage("a\u0000b \"quoted\" \\ back\nslash 1e400?"), { type: "turn/start", data: {} }])
+        const odd = stamped(1, [userMessage('a\u0000b "quoted" \\ back\nslash 1e400?'), { type: "turn/start", data: {} }])
         const id = yield* withStore(h, (store) =>
           Effect.gen(function*() {
             const id = yield* store.create({ cwd: "/p\u0000q", title: "t\u0000" })
@@ -185,8 +187,7 @@ describePostgres("postgres: schema, versions and refusals", () => {
           yield* admin(`UPDATE ${schema}.sessions SET last_seq = 3`)
           expect(yield* Effect.flip(store.flush(id))).toMatchObject({ _tag: "StaleWriter", expectedSeq: 5, gotSeq: 4 })
           expect(yield* admin(`SELECT seq, type FROM ${schema}.events WHERE seq = 4`)).toStrictEqual([{ seq: 4, type: "turn/start" }])
-        })
-      )
+        }))
     ))
 })
 
@@ -205,8 +206,7 @@ describePostgres("postgres: the lease", () => {
           const locked = yield* Effect.flip(withStore(h, (second) => second.open(id)))
           expect(locked).toMatchObject({ _tag: "SessionLocked", sessionId: id, holder: { pid: process.pid, host: hostname() } })
           expect(locked.message).toBe(`session ${id} is open for writing on host ${hostname()} by process ${process.pid}`)
-        })
-      )
+        }))
     ))
 
   it.effect("a write that finds its connection ended is LeaseLost, stores nothing, and never writes again; another store continues", () =>
@@ -222,7 +222,9 @@ describePostgres("postgres: the lease", () => {
             const lost = yield* Effect.flip(store.flush(id))
             expect(lost._tag).toBe("LeaseLost")
             expect(lost.message).toMatch(
-              new RegExp(`^session ${id}: this process lost its lease \\(its database connection ended: .+\\); it no longer writes the session — open it again to continue from what is stored$`),
+              new RegExp(
+                `^session ${id}: this process lost its lease \\(its database connection ended: .+\\); it no longer writes the session — open it again to continue from what is stored$`,
+              ),
             )
             // Another process takes the session meanwhile; the lost writer still never writes.
             const taken = yield* withStore(h, (other) => Effect.map(other.open(id), (o) => o.events.length))

@@ -57,7 +57,7 @@ describe("sqlite: schema, durability settings and refusals", () => {
         expect(yield* db("SELECT session_id, seq, type, time, data FROM events ORDER BY seq")).toStrictEqual([
           { session_id: id, seq: 1, type: "turn/start", time: turn[0]!.time, data: "{}" },
           { session_id: id, seq: 2, type: "user/message", time: turn[1]!.time, data: JSON.stringify(turn[1]!.data) },
-          { session_id: id, seq: 3, type: "turn/end", time: turn[2]!.time, data: "{\"reason\":\"completed\"}" },
+          { session_id: id, seq: 3, type: "turn/end", time: turn[2]!.time, data: '{"reason":"completed"}' },
         ])
         expect(yield* db("SELECT count(*) AS n FROM leases")).toStrictEqual([{ n: 0 }])
         expect(yield* db("SELECT id, version, cwd, title, turns, first_message FROM sessions")).toStrictEqual([
@@ -79,8 +79,7 @@ describe("sqlite: schema, durability settings and refusals", () => {
           expect(yield* Effect.flip(store.flush(id))).toMatchObject({ _tag: "StaleWriter", sessionId: id, expectedSeq: 5, gotSeq: 4 })
           expect(yield* db("SELECT count(*) AS n FROM events")).toStrictEqual([{ n: 4 }])
           expect(yield* db("SELECT turns, updated_at FROM sessions")).toStrictEqual([{ turns: 1, updated_at: turn[2]!.time }])
-        })
-      )
+        }))
     ))
 
   it.effect("refuses an unknown event type and damaged data, naming the database, session and seq", () =>

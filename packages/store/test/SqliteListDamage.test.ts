@@ -80,18 +80,20 @@ describe("sqlite list: a row behind its events is judged by read's pass", () => 
 })
 
 describe("sqlite list reads the catalog; read refuses a damaged event under it", () => {
-  it.effect.each([
+  it.effect.each(
     [
-      "an unknown event type",
-      ["UPDATE events SET type = 'turn/begin' WHERE seq = 4"],
-      (file: string, id: string) => `${file}: session ${id}, event 4: unknown event type "turn/begin" (written by a newer turnlog?)`,
-    ],
-    [
-      "event data that is not JSON",
-      ["UPDATE events SET data = '{\"message\":' WHERE seq = 2"],
-      (file: string, id: string) => `${file}: session ${id}, event 2: the event data is not JSON`,
-    ],
-  ] as const)("%s", ([_name, statements, reason]) =>
+      [
+        "an unknown event type",
+        ["UPDATE events SET type = 'turn/begin' WHERE seq = 4"],
+        (file: string, id: string) => `${file}: session ${id}, event 4: unknown event type "turn/begin" (written by a newer turnlog?)`,
+      ],
+      [
+        "event data that is not JSON",
+        ["UPDATE events SET data = '{\"message\":' WHERE seq = 2"],
+        (file: string, id: string) => `${file}: session ${id}, event 2: the event data is not JSON`,
+      ],
+    ] as const,
+  )("%s", ([_name, statements, reason]) =>
     Effect.gen(function*() {
       const result = yield* listDamaged(statements)
       expect(result.readError).toBe(reason(result.file, result.id))
@@ -102,7 +104,7 @@ describe("sqlite list reads the catalog; read refuses a damaged event under it",
 
   it.effect("event data that is JSON but not an event of its type", () =>
     Effect.gen(function*() {
-      const result = yield* listDamaged(["UPDATE events SET data = '{\"reason\":\"bogus\"}' WHERE seq = 3"])
+      const result = yield* listDamaged(['UPDATE events SET data = \'{"reason":"bogus"}\' WHERE seq = 3'])
       expect(result.readError).toMatch(/session .*, event 3: /)
       expect(result.unreadable).toEqual([])
       expect(result.listed).toEqual([[result.id, 2, "list me"]])

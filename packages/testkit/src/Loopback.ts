@@ -123,7 +123,7 @@ export const start = (options: Options = {}): Promise<Server> => {
     const rendered = format.render(reply, context)
     refusals.minted(record.index, rendered)
     const at = reply.malformedAfterEvents
-    const frames = at === undefined ? rendered : [...rendered.slice(0, at), "data: {\"truncated\": \n\n", ...rendered.slice(at)]
+    const frames = at === undefined ? rendered : [...rendered.slice(0, at), 'data: {"truncated": \n\n', ...rendered.slice(at)]
     return playStream(response, format.streamHeaders(context), frames, reply, {
       onEvent: () => record.events++,
       onDrop: () => records.end(record, "dropped"),
@@ -131,8 +131,7 @@ export const start = (options: Options = {}): Promise<Server> => {
   }
 
   const control = (request: IncomingMessage, response: ServerResponse, path: string, raw: string) => {
-    const json = (status: number, body: unknown) =>
-      send(response, { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const json = (status: number, body: unknown) => send(response, { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
     if (request.method === "GET" && path === `${CONTROL}requests`) return json(200, records.all())
     if (request.method === "POST" && path === `${CONTROL}replies`) {
       const body = parseBody(raw)

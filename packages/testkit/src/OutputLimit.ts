@@ -10,8 +10,7 @@ import type { Block, StreamReply } from "./Reply.js"
 
 export const CHARS_PER_TOKEN = 4
 
-const positive = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined
+const positive = (value: unknown): number | undefined => typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined
 
 /** The answer budget a request body asks for, in any of the wire formats; undefined when it names none. */
 export const requested = (body: unknown): number | undefined => {

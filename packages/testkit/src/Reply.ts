@@ -91,7 +91,7 @@ export const StreamReply = Schema.Struct({
     const cut = reply.blocks.findIndex((block) => block.type === "tool-call" && block.complete === false)
     if (cut === -1) return true
     if (cut !== reply.blocks.length - 1) return "a tool call cut by the output limit must be the last block"
-    return reply.finish === "max-tokens" || "a tool call cut by the output limit needs finish \"max-tokens\""
+    return reply.finish === "max-tokens" || 'a tool call cut by the output limit needs finish "max-tokens"'
   }),
 ).annotations({ identifier: "StreamReply" })
 export type StreamReply = typeof StreamReply.Type
@@ -142,7 +142,7 @@ export const decodeScript = (input: unknown): Either.Either<ReadonlyArray<Reply>
     : typeof input === "object" && input !== null && "replies" in input && Array.isArray(input.replies)
     ? input.replies as ReadonlyArray<unknown>
     : undefined
-  if (replies === undefined) return Either.left("expected an array of replies or {\"replies\": [...]}")
+  if (replies === undefined) return Either.left('expected an array of replies or {"replies": [...]}')
   const decoded: Array<Reply> = []
   for (const [index, reply] of replies.entries()) {
     const result = decodeReply(reply)

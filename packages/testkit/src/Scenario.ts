@@ -95,8 +95,7 @@ export const STDOUT_EXPECTED = "stdout.expected.jsonl"
 export const SESSION_EXPECTED = "session.expected.jsonl"
 export const STDERR_EXPECTED = "stderr.expected.txt"
 
-const lines = (file: string): ReadonlyArray<string> | undefined =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : undefined
+const lines = (file: string): ReadonlyArray<string> | undefined => existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : undefined
 
 export const load = (path: string): Scenario => {
   const dir = resolve(path)

@@ -94,8 +94,7 @@ export const run = async (scenario: Scenario, options: RunOptions): Promise<Resu
   const output = (Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>).pipeThrough(tapLines(frames, hidden))
   const encoder = new TextEncoder()
   try {
-    await play(scenario.input, paths, child, frames, hidden, acp.ndJsonStream(input, output), (text) =>
-      writer.write(encoder.encode(text)))
+    await play(scenario.input, paths, child, frames, hidden, acp.ndJsonStream(input, output), (text) => writer.write(encoder.encode(text)))
   } catch (error) {
     child.kill("SIGKILL")
     await exited

@@ -17,7 +17,7 @@ describe("anthropic-messages over the loopback", () => {
       { type: "reasoning", text: "The user wants the file read.", signature: "EqQBCkgIARABGAIiQL2sig==" },
       { type: "redacted-reasoning", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
       { type: "text", text: "I'll read it now." },
-      { type: "tool-call", id: "toolu_01A09q90qw90lq917835lq9", name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}" },
+      { type: "tool-call", id: "toolu_01A09q90qw90lq917835lq9", name: "read_file", arguments: '{"path":"/tmp/notes.md"}' },
     ],
     finish: "tool-calls",
     usage: { input: 1200, output: 87 },
@@ -91,7 +91,7 @@ describe("anthropic-messages over the loopback", () => {
     server.enqueue({
       blocks: [
         { type: "text", text: "Writing the file." },
-        { type: "tool-call", id: "toolu_cut", name: "write_file", arguments: "{\"path\":\"/tmp/x\",\"content\":\"hel", complete: false },
+        { type: "tool-call", id: "toolu_cut", name: "write_file", arguments: '{"path":"/tmp/x","content":"hel', complete: false },
       ],
       finish: "max-tokens",
       usage: { input: 50, output: 8192 },

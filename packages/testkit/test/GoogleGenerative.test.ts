@@ -19,7 +19,7 @@ describe("google-generative-ai over the loopback", () => {
     blocks: [
       { type: "reasoning", text: "I should read the notes.", signature: THOUGHT_SIG },
       { type: "text", text: "Reading them." },
-      { type: "tool-call", id: "call_g1", name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}", signature: CALL_SIG },
+      { type: "tool-call", id: "call_g1", name: "read_file", arguments: '{"path":"/tmp/notes.md"}', signature: CALL_SIG },
     ],
     finish: "tool-calls",
     usage: { input: 700, output: 33 },
@@ -86,7 +86,7 @@ describe("google-generative-ai over the loopback", () => {
     server.enqueue({
       blocks: [
         { type: "text", text: "Writing." },
-        { type: "tool-call", id: "call_cut", name: "write_file", arguments: "{\"path\":\"/tmp/x\",\"content\":\"hel", complete: false },
+        { type: "tool-call", id: "call_cut", name: "write_file", arguments: '{"path":"/tmp/x","content":"hel', complete: false },
       ],
       finish: "max-tokens",
       usage: { input: 40, output: 2048 },

@@ -233,7 +233,7 @@ describe("the loopback server", () => {
       expect(message.content).toEqual([{ type: "text", text: "From control." }])
       const listed = await (await fetch(`${server.url}/__loopback/requests`)).json() as Array<Loopback.RecordedRequest>
       expect(listed.map((request) => [request.api, request.outcome])).toEqual([["google-generative-ai", "completed"]])
-      const invalid = await fetch(`${server.url}/__loopback/replies`, { method: "POST", body: "{\"finish\":\"done\"}" })
+      const invalid = await fetch(`${server.url}/__loopback/replies`, { method: "POST", body: '{"finish":"done"}' })
       expect(invalid.status).toBe(400)
     } finally {
       await server.close()

@@ -96,6 +96,6 @@ describe("the loopback process", () => {
     expect(code).toBe(2)
     expect(stderr).toContain("is not a list of replies")
     expect(stderr).toContain("reply 1")
-    expect(stderr).toContain("actual \"txt\"")
+    expect(stderr).toContain('actual "txt"')
   })
 })

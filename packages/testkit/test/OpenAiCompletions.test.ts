@@ -16,7 +16,7 @@ describe("openai-completions over the loopback", () => {
     blocks: [
       { type: "reasoning", text: "Check the file first.", signature: "ErUBCkYIBxgCIkDsig" },
       { type: "text", text: "Reading it." },
-      { type: "tool-call", id: "call_7Qy1", name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}" },
+      { type: "tool-call", id: "call_7Qy1", name: "read_file", arguments: '{"path":"/tmp/notes.md"}' },
     ],
     finish: "tool-calls",
     usage: { input: 300, output: 42 },
@@ -64,7 +64,7 @@ describe("openai-completions over the loopback", () => {
       {
         role: "assistant",
         content: "Reading it.",
-        tool_calls: [{ id: "call_7Qy1", type: "function", function: { name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}" } }],
+        tool_calls: [{ id: "call_7Qy1", type: "function", function: { name: "read_file", arguments: '{"path":"/tmp/notes.md"}' } }],
         reasoning_details: details,
       },
       { role: "tool", content: "# notes", tool_call_id: "call_7Qy1" },
@@ -101,7 +101,7 @@ describe("openai-completions over the loopback", () => {
     server.enqueue({
       blocks: [
         { type: "text", text: "Writing." },
-        { type: "tool-call", id: "call_cut", name: "write_file", arguments: "{\"path\":\"/tmp/x\",\"con", complete: false },
+        { type: "tool-call", id: "call_cut", name: "write_file", arguments: '{"path":"/tmp/x","con', complete: false },
       ],
       finish: "max-tokens",
       usage: { input: 20, output: 8192 },
@@ -123,7 +123,7 @@ describe("openai-completions over the loopback", () => {
     })
     const text = await response.text()
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8")
-    expect(text).not.toContain("\"usage\"")
+    expect(text).not.toContain('"usage"')
     expect(text.endsWith("data: [DONE]\n\n")).toBe(true)
   })
 })

@@ -21,7 +21,7 @@ describe("openai-responses over the loopback", () => {
     blocks: [
       { type: "reasoning", text: "Read the notes first.", signature: ENCRYPTED, id: RS },
       { type: "text", text: "Reading them.", id: MSG },
-      { type: "tool-call", id: "call_Ab12", itemId: FC, name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}" },
+      { type: "tool-call", id: "call_Ab12", itemId: FC, name: "read_file", arguments: '{"path":"/tmp/notes.md"}' },
     ],
     finish: "tool-calls",
     usage: { input: 900, output: 64 },
@@ -75,7 +75,7 @@ describe("openai-responses over the loopback", () => {
         status: "completed",
         id: MSG,
       },
-      { type: "function_call", id: FC, call_id: "call_Ab12", name: "read_file", arguments: "{\"path\":\"/tmp/notes.md\"}" },
+      { type: "function_call", id: FC, call_id: "call_Ab12", name: "read_file", arguments: '{"path":"/tmp/notes.md"}' },
       { type: "function_call_output", call_id: "call_Ab12", output: "# notes" },
     ])
   })
@@ -99,7 +99,7 @@ describe("openai-responses over the loopback", () => {
           id: "call_cut",
           itemId: FC,
           name: "write_file",
-          arguments: "{\"path\":\"/tmp/x\",\"content\":\"hel",
+          arguments: '{"path":"/tmp/x","content":"hel',
           complete: false,
         },
       ],

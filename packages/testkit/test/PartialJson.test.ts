@@ -4,14 +4,14 @@ import { closePartialObject } from "../src/wire/PartialJson.js"
 
 describe("closePartialObject", () => {
   it.each([
-    ["{\"path\":\"/tmp/x\",\"content\":\"hel", { path: "/tmp/x", content: "hel" }],
-    ["{\"path\":\"/tmp/x\",\"con", { path: "/tmp/x" }],
-    ["{\"path\":\"/tmp/x\",", { path: "/tmp/x" }],
-    ["{\"a\":{\"b\":[1,2", { a: { b: [1, 2] } }],
-    ["{\"a\":tr", {}],
-    ["{\"quote\":\"say \\\"hi", { quote: "say \"hi" }],
-    ["{\"slash\":\"a\\", { slash: "a" }],
-    ["{\"done\":true}", { done: true }],
+    ['{"path":"/tmp/x","content":"hel', { path: "/tmp/x", content: "hel" }],
+    ['{"path":"/tmp/x","con', { path: "/tmp/x" }],
+    ['{"path":"/tmp/x",', { path: "/tmp/x" }],
+    ['{"a":{"b":[1,2', { a: { b: [1, 2] } }],
+    ['{"a":tr', {}],
+    ['{"quote":"say \\"hi', { quote: 'say "hi' }],
+    ['{"slash":"a\\', { slash: "a" }],
+    ['{"done":true}', { done: true }],
     ["", {}],
     ["[1,2", {}],
   ])("%j closes to %j", (text, expected) => {

@@ -46,10 +46,12 @@ describe("the loopback's refusals", () => {
       },
     })
     expect(server.pending()).toBe(1)
-    expect((await fetch(`${server.url}/v1/messages`, {
-      method: "POST",
-      body: JSON.stringify({ model: "claude-loop", stream: true, messages: [{ role: "user", content: "Hi" }] }),
-    })).status).toBe(200)
+    expect(
+      (await fetch(`${server.url}/v1/messages`, {
+        method: "POST",
+        body: JSON.stringify({ model: "claude-loop", stream: true, messages: [{ role: "user", content: "Hi" }] }),
+      })).status,
+    ).toBe(200)
     expect((await post(server, "/v1/messages", anthropicTurn("sig-b"))).status).toBe(400)
     server.enqueue({ blocks: [{ type: "text", text: "ok" }] })
     expect((await fetch(`${server.url}/v1/messages`, { method: "POST", body: JSON.stringify(anthropicTurn("sig-c")) })).status)

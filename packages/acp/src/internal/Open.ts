@@ -90,20 +90,21 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
  * so its view of the session has the turns run elsewhere before the prompt's
  * own; the standing answers taken up again.
  */
-export const reopened = (deps: Pick<Deps, "sessions" | "callIds" | "attach" | "log" | "run">) =>
-async (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession, shownUntil: number): Promise<void> => {
-  for (const line of describeRecovery(id, loaded.recovery)) deps.log(line)
-  const view = deps.sessions.get(id)
-  if (view === undefined) return
-  deps.callIds.forget(id)
-  const shown = deps.callIds.session(id).shown
-  const cut = loaded.events.findIndex((event) => event.seq >= shownUntil)
-  const seen = cut < 0 ? loaded.events : loaded.events.slice(0, cut)
-  Updates.fromHistory(seen, view, shown)
-  if (cut >= 0) {
-    for (const update of Updates.fromHistory(loaded.events.slice(cut), view, shown)) {
-      await client.notify("session/update", { sessionId: id, update })
+export const reopened =
+  (deps: Pick<Deps, "sessions" | "callIds" | "attach" | "log" | "run">) =>
+  async (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession, shownUntil: number): Promise<void> => {
+    for (const line of describeRecovery(id, loaded.recovery)) deps.log(line)
+    const view = deps.sessions.get(id)
+    if (view === undefined) return
+    deps.callIds.forget(id)
+    const shown = deps.callIds.session(id).shown
+    const cut = loaded.events.findIndex((event) => event.seq >= shownUntil)
+    const seen = cut < 0 ? loaded.events : loaded.events.slice(0, cut)
+    Updates.fromHistory(seen, view, shown)
+    if (cut >= 0) {
+      for (const update of Updates.fromHistory(loaded.events.slice(cut), view, shown)) {
+        await client.notify("session/update", { sessionId: id, update })
+      }
     }
+    await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
   }
-  await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
-}

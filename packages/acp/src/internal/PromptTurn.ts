@@ -33,42 +33,45 @@ export const make = (deps: Deps) =>
   id: string,
   view: Updates.View,
   content: ReadonlyArray<TextBlock | ImageBlock>,
-): Effect.Effect<acp.PromptResponse, acp.RequestError> =>
-{
+): Effect.Effect<acp.PromptResponse, acp.RequestError> => {
   // The turn's calls by provider id: a result's update shows what its call changes.
   const calls = new Map<string, Updates.Call>()
   return Effect.sync(() => deps.callIds.beginTurn(id)).pipe(
     Effect.zipRight(deps.sendTitle(client, id, Updates.titleOf(content))),
-    Effect.zipRight(deps.loop.prompt(SessionId.make(id), content).pipe(
-      Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
-        if (update.type === "turn-end") return Effect.succeed({ ...turn, end: update })
-        if (update.type === "retry") {
-          deps.log(
-            `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
+    Effect.zipRight(
+      deps.loop.prompt(SessionId.make(id), content).pipe(
+        Stream.runFoldEffect(Updates.emptyTurn, (turn, update) => {
+          if (update.type === "turn-end") return Effect.succeed({ ...turn, end: update })
+          if (update.type === "retry") {
+            deps.log(
+              `session ${id}: provider failed (${update.failure.code}: ${update.failure.message}); retry ${update.attempt} in ${update.delayMs} ms`,
+            )
+          }
+          const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
+          const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown, calls)
+          // The user approved the model's plan: the session has left read-only mode.
+          const left = update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError
+            ? deps.notify(client, id, Modes.update(PlanExit.TARGET))
+            : Effect.void
+          // A `todo` call's result: the editor is sent the model's plan.
+          const plan = update.type === "tool-result" ? Plan.ofResult(update.name, update.isError, calls.get(update.callId)) : undefined
+          return Effect.as(
+            Effect.zipRight(
+              shown === undefined ? Effect.void : deps.notify(client, id, shown),
+              Effect.zipRight(plan === undefined ? Effect.void : deps.notify(client, id, plan), left),
+            ),
+            next,
           )
-        }
-        const next = update.type === "usage" ? Updates.addUsage(turn, update.usage) : turn
-        const shown = Updates.fromAgentUpdate(update, view, deps.callIds.session(id).shown, calls)
-        // The user approved the model's plan: the session has left read-only mode.
-        const left = update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError
-          ? deps.notify(client, id, Modes.update(PlanExit.TARGET))
-          : Effect.void
-        // A `todo` call's result: the editor is sent the model's plan.
-        const plan = update.type === "tool-result" ? Plan.ofResult(update.name, update.isError, calls.get(update.callId)) : undefined
-        return Effect.as(
-          Effect.zipRight(
-            shown === undefined ? Effect.void : deps.notify(client, id, shown),
-            Effect.zipRight(plan === undefined ? Effect.void : deps.notify(client, id, plan), left),
-          ),
-          next,
-        )
-      }),
-    )),
+        }),
+      ),
+    ),
     Effect.tap(() => deps.saveRules(id)),
     // After every turn, however it ended: how full the context is now, and what the session has cost.
     Effect.tap(() =>
-      Effect.flatMap(deps.loop.contextUsage(SessionId.make(id)), (usage) =>
-        usage === undefined ? Effect.void : deps.notify(client, id, Updates.usageUpdate(usage)))
+      Effect.flatMap(
+        deps.loop.contextUsage(SessionId.make(id)),
+        (usage) => usage === undefined ? Effect.void : deps.notify(client, id, Updates.usageUpdate(usage)),
+      )
     ),
     Effect.mapError(Errors.fromAgentError),
     Effect.flatMap((turn): Effect.Effect<acp.PromptResponse, acp.RequestError> => {

@@ -31,8 +31,7 @@ async (
   ensureOpen: () => Promise<void>,
 ): Promise<acp.PromptResponse | undefined> => {
   if (deps.doctor === undefined) return undefined
-  const say = (text: string) =>
-    deps.run(deps.notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
+  const say = (text: string) => deps.run(deps.notify(client, id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
   if (Commands.isDoctor(content)) {
     await say(deps.doctor(await deps.run(deps.store.read(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError)))))
     return { stopReason: "end_turn" }
@@ -41,11 +40,13 @@ async (
   if (focus !== undefined) {
     await ensureOpen()
     await say(
-      await deps.run(deps.loop.compact(SessionId.make(id), focus === "" ? {} : { focus }).pipe(
-        Effect.map(Commands.compacted),
-        Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
-        Effect.mapError(Errors.fromAgentError),
-      )),
+      await deps.run(
+        deps.loop.compact(SessionId.make(id), focus === "" ? {} : { focus }).pipe(
+          Effect.map(Commands.compacted),
+          Effect.catchTag("CompactionFailed", (e) => Effect.succeed(`Not compacted: ${e.message}`)),
+          Effect.mapError(Errors.fromAgentError),
+        ),
+      ),
     )
     return { stopReason: "end_turn" }
   }

@@ -20,7 +20,7 @@ export const trackWrites = (stream: acp.Stream) => {
         await writer.write(message)
       } finally {
         pending--
-        if (pending === 0) for (const resolve of idle.splice(0)) resolve()
+        if (pending === 0) { for (const resolve of idle.splice(0)) resolve() }
       }
     },
     close: () => writer.close(),

@@ -32,8 +32,7 @@ export const of = (deps: TurnDeps, request: LlmAdapter.LlmRequest): Effect.Effec
   deps.adapter.answerRoom === undefined ? Effect.succeed(undefined) : deps.adapter.answerRoom(request)
 
 /** The answer budget of a summary request: most of the reserve, within the model's output limit. */
-export const summaryTokens = (b: Budget): number =>
-  Math.min(Compaction.summaryMaxTokens(b.settings.reserveTokens), b.info.maxTokens)
+export const summaryTokens = (b: Budget): number => Math.min(Compaction.summaryMaxTokens(b.settings.reserveTokens), b.info.maxTokens)
 
 /**
  * What an answer should get: the configured `maxTokens`, else the model's.

@@ -12,8 +12,7 @@ import type { RetryPolicy } from "./TurnContext.js"
  * Whether a failed attempt may be tried again: the failure is transient and
  * the user saw nothing of the attempt (a retry would show it twice).
  */
-export const isRetryable = (failure: Failure, sawContent: boolean): boolean =>
-  isTransient(failure.code) && !sawContent
+export const isRetryable = (failure: Failure, sawContent: boolean): boolean => isTransient(failure.code) && !sawContent
 
 /** One retry about to happen: the number of the attempt it runs, after how long, because of what. */
 export interface Retry {
@@ -28,9 +27,7 @@ export const schedule = (policy: RetryPolicy): Schedule.Schedule<Retry, Failure>
     Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.millis(policy.maxDelayMs))),
     Schedule.intersect(Schedule.identity<Failure>()),
     // The provider knows best when it will take the request again.
-    Schedule.modifyDelay(([, failure], delay) =>
-      failure.retryAfterMs === undefined ? delay : Duration.millis(failure.retryAfterMs)
-    ),
+    Schedule.modifyDelay(([, failure], delay) => failure.retryAfterMs === undefined ? delay : Duration.millis(failure.retryAfterMs)),
   )
   return Schedule.delays(backoff).pipe(
     Schedule.intersect(Schedule.identity<Failure>()),

@@ -39,8 +39,7 @@ type Deps = TurnContext.TurnDeps
 type Retries = Schedule.ScheduleDriver<Retry.Retry, Failure>
 
 /** Ends the turn; the step has nothing more to do. */
-const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) =>
-  Effect.as(TurnContext.end(deps, reason, failure), ENDED)
+const end = (deps: Deps, reason: SessionLog.TurnEndReason, failure?: Failure) => Effect.as(TurnContext.end(deps, reason, failure), ENDED)
 
 /** Whether the adapter would grant `request` less answer than it should get (`AnswerRoom`). */
 const isShort = (deps: Deps, b: Compact.Budget, request: LlmAdapter.LlmRequest) =>
@@ -84,8 +83,7 @@ const prepare = (
     const budget = Compact.budget(deps)
     if (Either.isLeft(budget)) return Either.left(budget.left)
     const b = budget.right
-    const ready = (sent: LlmAdapter.LlmRequest): Prepared =>
-      prompt === undefined ? { request: sent } : { request: sent, system: SystemPrompt.record(prompt) }
+    const ready = (sent: LlmAdapter.LlmRequest): Prepared => prompt === undefined ? { request: sent } : { request: sent, system: SystemPrompt.record(prompt) }
     const now = Request.of(deps, yield* Journal.history(deps.journal), b?.limitChars)
     if (b === undefined || !b.settings.enabled) return Either.right(ready(now))
     const events = Chunk.toReadonlyArray(yield* Journal.history(deps.journal))
@@ -105,9 +103,7 @@ const prepare = (
 const refusedMessages = (request: LlmAdapter.LlmRequest, failure: Failure): ReadonlyArray<MessageId> => {
   const named = failure.messageIndex === undefined ? undefined : request.messages[failure.messageIndex]
   if (named !== undefined && named.source.kind === "model" && named.source.replayState !== undefined) return [named.id]
-  return request.messages.flatMap((m) =>
-    m.source.kind === "model" && m.source.replayState !== undefined ? [m.id] : []
-  )
+  return request.messages.flatMap((m) => m.source.kind === "model" && m.source.replayState !== undefined ? [m.id] : [])
 }
 
 /** Keeps the text and reasoning the user saw before the cancel, then closes the turn. */

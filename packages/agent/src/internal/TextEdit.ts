@@ -119,8 +119,7 @@ const blocksOf = (before: string, lines: ReadonlyArray<string>, edits: ReadonlyA
 
 const CONTEXT = 3
 
-const rendered = (mark: string, line: string): Array<string> =>
-  line.endsWith("\n") ? [mark + line.slice(0, -1)] : [mark + line, "\\ No newline at end of file"]
+const rendered = (mark: string, line: string): Array<string> => line.endsWith("\n") ? [mark + line.slice(0, -1)] : [mark + line, "\\ No newline at end of file"]
 
 const range = (start: number, count: number): string => `${count === 0 ? start : start + 1},${count}`
 

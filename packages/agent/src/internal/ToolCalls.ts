@@ -81,9 +81,7 @@ const execute = (
   }).pipe(
     // A tool that throws is a failed call the model sees, like any other
     // tool problem; it never ends the turn. (Interruption is not a defect.)
-    Effect.catchAllDefect((defect) =>
-      Effect.fail(new ToolFailed({ tool: call.name, detail: defect instanceof Error ? defect.message : String(defect) }))
-    ),
+    Effect.catchAllDefect((defect) => Effect.fail(new ToolFailed({ tool: call.name, detail: defect instanceof Error ? defect.message : String(defect) }))),
     Effect.match({
       onFailure: failedWith,
       onSuccess: (content): Events.ToolOutcome => ({ content, isError: false }),

@@ -69,12 +69,16 @@ const tooLarge = (deps: TurnContext.TurnDeps, message: Message): Failure | undef
     const named = costs.map((c) => `${c.origin} (${c.count} tools, about ${c.tokens} tokens)`).join(", ")
     return {
       code: TOOLS_TOO_LARGE,
-      message: `the tools of ${named} do not fit ${provider}/${model}'s context window of ${info.contextWindow} tokens (${fixedTokens} tokens taken by the system prompt and all tools, ${answer} kept for the answer): no prompt fits beside them, so this one was neither sent nor logged; leave ${costs.length === 1 ? "that server" : "the largest"} out of the session or choose a model with a larger window`,
+      message:
+        `the tools of ${named} do not fit ${provider}/${model}'s context window of ${info.contextWindow} tokens (${fixedTokens} tokens taken by the system prompt and all tools, ${answer} kept for the answer): no prompt fits beside them, so this one was neither sent nor logged; leave ${
+          costs.length === 1 ? "that server" : "the largest"
+        } out of the session or choose a model with a larger window`,
     }
   }
   return {
     code: PROMPT_TOO_LARGE,
-    message: `the prompt is about ${prompt} tokens and ${provider}/${model}'s context window is ${info.contextWindow} tokens (${fixedTokens} of them taken by the system prompt and tools, ${answer} kept for the answer): it cannot fit even in an empty context, so it was neither sent nor logged`,
+    message:
+      `the prompt is about ${prompt} tokens and ${provider}/${model}'s context window is ${info.contextWindow} tokens (${fixedTokens} of them taken by the system prompt and tools, ${answer} kept for the answer): it cannot fit even in an empty context, so it was neither sent nor logged`,
   }
 }
 

@@ -96,9 +96,7 @@ export const runCommand = (options: CommandOptions): Effect.Effect<CommandResult
     }
     child.stdout.on("data", (chunk: Buffer) => output.add(chunk))
     child.stderr.on("data", (chunk: Buffer) => output.add(chunk))
-    child.once("error", (error) =>
-      settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: missingDirectory(options.cwd) ?? error.message })))
-    )
+    child.once("error", (error) => settle(Effect.fail(new ToolFailed({ tool: "run_command", detail: missingDirectory(options.cwd) ?? error.message }))))
     // The command is done when the shell exits. A job it left in the background
     // may hold the output pipes open: what is already written is read for a
     // moment more, then the pipes are let go (the job keeps running).

@@ -24,8 +24,7 @@ export interface Confined {
   readonly exists: boolean
 }
 
-const errorCode = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+const errorCode = (error: unknown): string | undefined => typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
 
 const isInside = (root: string, candidate: string): boolean => {
   const rel = path.relative(root, candidate)

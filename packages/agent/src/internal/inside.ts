@@ -28,8 +28,7 @@ let descriptorPaths: boolean | undefined
 /** Whether files can be named through an open directory's descriptor here. */
 export const racefree = (): boolean => (descriptorPaths ??= process.platform === "linux" && existsSync(FD_DIRECTORY))
 
-const errorCode = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+const errorCode = (error: unknown): string | undefined => typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
 
 /** An open directory inside the root; `at(name)` names an entry of it for any path-taking call. */
 export interface Directory {
@@ -167,7 +166,9 @@ export const withParent = async <A>(
   }
   const directory = await openDirectory(root, names.slice(0, -1).join(path.sep), create).catch((error: unknown) => {
     // Name the path the tool was given, with the directory on it that changed.
-    throw error instanceof PathOutsideCwd ? new PathOutsideCwd({ path: relative, cwd: error.cwd, ...(error.detail === undefined ? {} : { detail: error.detail }) }) : error
+    throw error instanceof PathOutsideCwd
+      ? new PathOutsideCwd({ path: relative, cwd: error.cwd, ...(error.detail === undefined ? {} : { detail: error.detail }) })
+      : error
   })
   try {
     return await use(directory, names[names.length - 1]!).catch((error: unknown) => Promise.reject(directory.explain(error)))

@@ -18,8 +18,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { withParent } from "./inside.js"
 
-const errorCode = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+const errorCode = (error: unknown): string | undefined => typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
 
 export const describeNonFile = (relative: string, stat: Stats): string =>
   `${relative} is not a regular file (it is ${

@@ -96,10 +96,8 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
     const loop = Context.get(context, AgentLoop.AgentLoop)
     const store = Context.get(context, SessionStore.SessionStore)
     const id = yield* loop.createSession({ cwd })
-    const prompt = (content: string, sessionId: SessionId = id) =>
-      Effect.map(Stream.runCollect(loop.prompt(sessionId, content)), Chunk.toReadonlyArray)
-    const events = (sessionId: SessionId = id) =>
-      Effect.map(store.read(sessionId), (loaded) => loaded.events)
+    const prompt = (content: string, sessionId: SessionId = id) => Effect.map(Stream.runCollect(loop.prompt(sessionId, content)), Chunk.toReadonlyArray)
+    const events = (sessionId: SessionId = id) => Effect.map(store.read(sessionId), (loaded) => loaded.events)
     return { cwd, home, ops, questions, loop, store, id, prompt, events, requests: scripted.requests }
   })
 
@@ -148,8 +146,7 @@ export const wakeAt = (instant: number) =>
   })
 
 /** Events without their seq and time, the way a test states them. */
-export const shapes = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
-  events.map((e) => ({ type: e.type, data: e.data }))
+export const shapes = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => ({ type: e.type, data: e.data }))
 
 export const types = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map((e) => e.type)
 
@@ -174,7 +171,6 @@ export const outline = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<s
   return out
 }
 
-export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> =>
-  SessionLog.chunksIn(events)
+export const chunksOf = (events: ReadonlyArray<SessionLog.SessionEvent>): Array<StreamChunk> => SessionLog.chunksIn(events)
 
 export const updateTypes = (updates: ReadonlyArray<AgentLoop.AgentUpdate>) => updates.map((u) => u.type)

@@ -15,8 +15,7 @@ export const isIndex = (index: unknown): index is number =>
   // last test covers the rest of the safe-integer range.
   typeof index === "number" && (index >>> 0 === index || (Number.isSafeInteger(index) && index >= 0))
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === "string"
 const isOptionalCount = (value: unknown): boolean => value === undefined || isCount(value)

@@ -65,8 +65,7 @@ export const run = (options: Options) =>
       return { title, changes }
     }
 
-    const restoreRules = (id: SessionId) =>
-      Effect.map(store.read(id), (loaded) => permissions.restore(id, Updates.rulesOf(loaded.events)))
+    const restoreRules = (id: SessionId) => Effect.map(store.read(id), (loaded) => permissions.restore(id, Updates.rulesOf(loaded.events)))
     const saveRules = Rules.saver({
       bridge: permissions,
       store,
@@ -101,7 +100,8 @@ export const run = (options: Options) =>
                 break
             }
           }
-          if (turn.end !== undefined) view.apply({ type: "turn-end", reason: turn.end.reason, ...(turn.end.failure === undefined ? {} : { failure: turn.end.failure }) })
+          if (turn.end !== undefined)
+            view.apply({ type: "turn-end", reason: turn.end.reason, ...(turn.end.failure === undefined ? {} : { failure: turn.end.failure }) })
         }
       })
 

@@ -13,8 +13,7 @@ import { join } from "node:path"
 /** How many of the latest prompts the editor is given. */
 export const KEPT = 500
 
-export const fileFor = (home: string, cwd: string): string =>
-  join(home, "history", `${createHash("sha256").update(cwd).digest("hex").slice(0, 32)}.jsonl`)
+export const fileFor = (home: string, cwd: string): string => join(home, "history", `${createHash("sha256").update(cwd).digest("hex").slice(0, 32)}.jsonl`)
 
 /** The prompts in `file`, oldest first, at most the latest `KEPT`. */
 export const load = (file: string): Array<string> => {

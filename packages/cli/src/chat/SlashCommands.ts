@@ -25,8 +25,7 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
     name: "model",
     description: "switch the session's model",
     argumentHint: "<provider/model>",
-    getArgumentCompletions: (prefix) =>
-      models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+    getArgumentCompletions: (prefix) => models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
   },
   { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now (/compact <focus>: what to keep in view)" },

@@ -9,8 +9,7 @@ import * as CodeHighlight from "../CodeHighlight.js"
 import * as Color from "../Color.js"
 
 // Looked at when a style is applied: under `NO_COLOR` (or `--no-color`) text stays plain.
-const sgr = (open: number, close: number) => (text: string): string =>
-  Color.allowed() ? `\x1b[${open}m${text}\x1b[${close}m` : text
+const sgr = (open: number, close: number) => (text: string): string => Color.allowed() ? `\x1b[${open}m${text}\x1b[${close}m` : text
 
 export const bold = sgr(1, 22)
 export const dim = sgr(2, 22)

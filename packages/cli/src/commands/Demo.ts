@@ -115,9 +115,7 @@ const program = (workspace: string, diagnostics: Ref.Ref<ReadonlyArray<Diagnosti
     yield* label(
       "pruned",
       `the raw finish chunk's envelope has ${envelopeEntries(finish?.replayState) ?? 0} block entries; ` +
-        `the stored message's has ${
-          envelopeEntries(stored?.source.kind === "model" ? stored.source.replayState : undefined) ?? 0
-        }, one per kept block.`,
+        `the stored message's has ${envelopeEntries(stored?.source.kind === "model" ? stored.source.replayState : undefined) ?? 0}, one per kept block.`,
     )
 
     yield* line()
@@ -222,5 +220,5 @@ export const demo = (settings: Settings) =>
     yield* line()
     const store = settings.store === "jsonl" ? "" : ` --store ${settings.store}`
     yield* line(`look again: turnlog --home ${dir}${store} sessions | show <id> | doctor --all`)
-    yield* line("talk to a model in the terminal: turnlog chat (with a provider key set; see \"In the terminal\" in the README)")
+    yield* line('talk to a model in the terminal: turnlog chat (with a provider key set; see "In the terminal" in the README)')
   })

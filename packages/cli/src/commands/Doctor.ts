@@ -179,7 +179,9 @@ export const render = (report: SessionReport): string => {
   }
   if (report.compactions > 0) {
     lines.push(
-      `  compacted ${report.compactions === 1 ? "once" : `${report.compactions} times`}: requests start from a summary, then the history from event ${report.keptFromSeq}`,
+      `  compacted ${
+        report.compactions === 1 ? "once" : `${report.compactions} times`
+      }: requests start from a summary, then the history from event ${report.keptFromSeq}`,
     )
   }
   if (report.tornTail !== undefined) {

@@ -26,7 +26,6 @@ import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
-
 /**
  * Stdout in pieces; when the stream's buffer is full (a reader slower than the
  * log, on a pipe), the next piece waits for it to drain, so the reader holds

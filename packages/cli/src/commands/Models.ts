@@ -84,8 +84,6 @@ export const models = (settings: Settings) =>
     const list = yield* listed(settings)
     yield* out(render(list))
     if (list.length === 0) {
-      yield* Effect.sync(() =>
-        process.stderr.write("turnlog: no models: no provider key is set and the config declares no providers\n")
-      )
+      yield* Effect.sync(() => process.stderr.write("turnlog: no models: no provider key is set and the config declares no providers\n"))
     }
   })

@@ -194,9 +194,7 @@ export const run = (settings: Settings, options: RunOptions) =>
           )
         case "error":
           return yield* new CommandFailed({
-            message: `the turn failed: ${end.failure?.message ?? "no cause reported"}${
-              end.failure === undefined ? "" : ` (${end.failure.code})`
-            }`,
+            message: `the turn failed: ${end.failure?.message ?? "no cause reported"}${end.failure === undefined ? "" : ` (${end.failure.code})`}`,
           })
         case "cancelled":
         case "interrupted":

@@ -16,9 +16,7 @@ const pad = (text: string, width: number) => text.padEnd(width)
 export const render = (sessions: ReadonlyArray<SessionStore.SessionSummary>): string => {
   if (sessions.length === 0) return "no sessions yet (start one with: turnlog run <prompt>)\n"
   // Made visible before the columns are measured, so an escaped title keeps its row aligned.
-  const rows = sessions.map((s) =>
-    [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.status, s.cwd, s.title].map(visibleInLine)
-  )
+  const rows = sessions.map((s) => [s.id, s.updatedAt.replace(/\.\d+Z$/, "Z"), String(s.turns), s.status, s.cwd, s.title].map(visibleInLine))
   const header = ["ID", "UPDATED", "TURNS", "STATUS", "CWD", "TITLE"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   return [header, ...rows]

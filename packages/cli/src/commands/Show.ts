@@ -65,8 +65,7 @@ const AGAIN = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Sch
 
 const printLines = (printed: Printed) => (printed.lines.length === 0 ? Effect.void : out(`${printed.lines.join("\n")}\n`))
 
-const printTurnLines = (printed: Printed) =>
-  Effect.forEach(printed.ended, (turn) => raw(`${JSON.stringify(turn)}\n`), { discard: true })
+const printTurnLines = (printed: Printed) => Effect.forEach(printed.ended, (turn) => raw(`${JSON.stringify(turn)}\n`), { discard: true })
 
 export const show = (settings: Settings, options: ShowOptions) =>
   Effect.gen(function*() {
@@ -93,8 +92,7 @@ const run = (id: SessionId, options: ShowOptions) =>
       if (options.json) {
         const writer = new JsonWriter(raw)
         yield* writer.start(header)
-        yield* Pages.forEachPage(stored, (events) =>
-          Effect.forEach(printer.add(events).ended, (turn) => writer.turn(turn), { discard: true }))
+        yield* Pages.forEachPage(stored, (events) => Effect.forEach(printer.add(events).ended, (turn) => writer.turn(turn), { discard: true }))
         const last = printer.finish(recovery)
         yield* Effect.forEach(last.ended, (turn) => writer.turn(turn), { discard: true })
         const torn = recovery.tornTail
@@ -122,12 +120,16 @@ const run = (id: SessionId, options: ShowOptions) =>
     const live = Stream.suspend(() => store.follow(id, next)).pipe(
       // The cursor: a follower made again after a failure starts after the last event printed.
       Stream.tap((event) => Effect.sync(() => void (next = event.seq + 1, said = false))),
-      Stream.retry(Schedule.intersect(
-        Schedule.recurWhile<StoreError.StoreError>((error) => error._tag === "StoreIOError"),
-        AGAIN,
-      ).pipe(Schedule.tapInput((error: StoreError.StoreError) =>
-        said ? Effect.void : Effect.zipRight(Effect.sync(() => void (said = true)), note(`${error.message}; following again when it answers`))
-      ))),
+      Stream.retry(
+        Schedule.intersect(
+          Schedule.recurWhile<StoreError.StoreError>((error) => error._tag === "StoreIOError"),
+          AGAIN,
+        ).pipe(
+          Schedule.tapInput((error: StoreError.StoreError) =>
+            said ? Effect.void : Effect.zipRight(Effect.sync(() => void (said = true)), note(`${error.message}; following again when it answers`))
+          ),
+        ),
+      ),
     )
     yield* Stream.runForEach(
       Stream.chunks(options.forever === true ? live : live.pipe(Stream.takeUntil((event) => event.type === "turn/end"))),

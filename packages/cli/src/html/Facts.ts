@@ -106,8 +106,7 @@ export interface Facts {
   readonly rules: ReadonlyArray<{ readonly tool: string; readonly decision: string }>
 }
 
-const routeOf = (message: Message): string =>
-  message.source.kind === "model" ? `${message.source.provider}/${message.source.model}` : message.source.kind
+const routeOf = (message: Message): string => message.source.kind === "model" ? `${message.source.provider}/${message.source.model}` : message.source.kind
 
 const entriesOf = (state: unknown): number | undefined => {
   const blocks = typeof state === "object" && state !== null ? (state as { blocks?: unknown }).blocks : undefined

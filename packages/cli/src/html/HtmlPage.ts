@@ -75,7 +75,8 @@ const trailer = (
   if (trailing.length > 0) out += `<section class="trailer">${trailing.map(itemHtml).join("")}</section>\n`
   const torn = recovery.tornTail
   if (torn !== undefined) {
-    out += `<section class="trailer"><div class="item mark torn"><div class="who">torn tail</div><p>${torn.bytes} bytes at line ${torn.line}: an unfinished write, cut off and kept aside when the session is next opened.</p></div></section>\n`
+    out +=
+      `<section class="trailer"><div class="item mark torn"><div class="who">torn tail</div><p>${torn.bytes} bytes at line ${torn.line}: an unfinished write, cut off and kept aside when the session is next opened.</p></div></section>\n`
   }
   if (live !== undefined) out += `<div id="live" data-url="${escape(live.url)}" data-next="${live.next}"></div>\n`
   return `${out}</main>\n<script>${SCRIPT}</script>\n</body></html>\n`

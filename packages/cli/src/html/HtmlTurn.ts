@@ -53,16 +53,13 @@ const editDiff = (raw: string): string | undefined => {
   const oldText = entries.find(([k, v]) => /^old/i.test(k) && typeof v === "string")?.[1] as string | undefined
   const newText = entries.find(([k, v]) => /^new/i.test(k) && typeof v === "string")?.[1] as string | undefined
   if (oldText === undefined || newText === undefined) return undefined
-  const lines = (text: string, sign: string, cls: string) =>
-    text.split("\n").map((line) => `<span class="${cls}">${sign} ${escape(line)}</span>`).join("\n")
+  const lines = (text: string, sign: string, cls: string) => text.split("\n").map((line) => `<span class="${cls}">${sign} ${escape(line)}</span>`).join("\n")
   return `<pre class="diff">${lines(oldText, "-", "del")}\n${lines(newText, "+", "add")}</pre>`
 }
 
 const toolResult = (item: Extract<Item, { role: "tool-result" }>): string => {
   const lines = item.content.split("\n").length
-  const head = `<div class="who">tool result <code>${escape(item.callId)}</code>${
-    item.isError ? ` <span class="badge problem">error</span>` : ""
-  }</div>`
+  const head = `<div class="who">tool result <code>${escape(item.callId)}</code>${item.isError ? ` <span class="badge problem">error</span>` : ""}</div>`
   const body = `<pre class="out">${escape(item.content)}</pre>`
   const cls = `item tool tool-result${item.isError ? " error" : ""}`
   if (item.content.length <= FOLD_CHARS && lines <= FOLD_LINES) return `<div class="${cls}">${head}${body}</div>`
@@ -94,9 +91,9 @@ export const itemHtml = (item: Item): string => {
         : item.failed === true
         ? ` <span class="badge problem">shown before the failure</span>`
         : ""
-      const reasoning = item.reasoning === undefined ? "" : `<details class="reasoning"><summary>thinking · ${
-        sizeOf(item.reasoning)
-      }</summary><div class="md">${markdown(item.reasoning)}</div></details>`
+      const reasoning = item.reasoning === undefined ?
+        "" :
+        `<details class="reasoning"><summary>thinking · ${sizeOf(item.reasoning)}</summary><div class="md">${markdown(item.reasoning)}</div></details>`
       const text = item.text === "" && how === "" ? "" : `<div class="md">${markdown(item.text)}</div>`
       return `<div class="item assistant${how === "" ? "" : " problem"}"><div class="who">assistant${how}</div>${reasoning}${text}</div>`
     }
@@ -118,14 +115,11 @@ export const itemHtml = (item: Item): string => {
         item.between === true ? " (between turns)" : ""
       }</div><p>The history before event ${item.firstKeptSeq} was summarised by <code>${escape(item.route)}</code>: about ${
         item.tokensBefore.toLocaleString("en-US")
-      } → ${item.tokensAfter.toLocaleString("en-US")} tokens. Requests start from this summary:</p><div class="md">${
-        markdown(item.summary)
-      }</div></div>`
+      } → ${item.tokensAfter.toLocaleString("en-US")} tokens. Requests start from this summary:</p><div class="md">${markdown(item.summary)}</div></div>`
   }
 }
 
-const mark = (kind: string, title: string, body: string) =>
-  `<div class="item mark ${kind}"><div class="who">${title}</div>${body}</div>`
+const mark = (kind: string, title: string, body: string) => `<div class="item mark ${kind}"><div class="who">${title}</div>${body}</div>`
 
 /** The marks of what only turnlog knows, from the turn's facts. */
 export const marksHtml = (facts: Facts, turn: Turn): string => {
@@ -135,7 +129,11 @@ export const marksHtml = (facts: Facts, turn: Turn): string => {
     const what = dropped.length === 0
       ? "No tool call was being made; the kept blocks were stored."
       : `Dropped, never run: ${dropped.map((d) => `<code>${escape(d)}</code>`).join(", ")}.`
-    const entries = cut.streamedEntries === undefined ? "" : ` The raw finish chunk's envelope had ${cut.streamedEntries} block ${cut.streamedEntries === 1 ? "entry" : "entries"}; the stored one has one per kept block.`
+    const entries = cut.streamedEntries === undefined
+      ? ""
+      : ` The raw finish chunk's envelope had ${cut.streamedEntries} block ${
+        cut.streamedEntries === 1 ? "entry" : "entries"
+      }; the stored one has one per kept block.`
     out += mark(
       "cut",
       "cut at the output limit",
@@ -150,16 +148,18 @@ export const marksHtml = (facts: Facts, turn: Turn): string => {
     out += mark(
       "degrade",
       "INVALID_REPLAY_STATE",
-      `<p>Message <code>${escape(d.messageId)}</code> (${escape(d.route)})${
-        moved === "" ? " is sent" : moved
-      } as provider-neutral content: ${escape(d.reason)}</p>`,
+      `<p>Message <code>${escape(d.messageId)}</code> (${escape(d.route)})${moved === "" ? " is sent" : moved} as provider-neutral content: ${
+        escape(d.reason)
+      }</p>`,
     )
   }
   for (const r of facts.refusals) {
     out += mark(
       "refusal",
       "replay/degrade",
-      `<p>${escape(r.route)} refused the replay state of ${r.messageIds.map((id) => `<code>${escape(id)}</code>`).join(", ")} (event ${r.seq}); sent provider-neutral since: ${escape(r.reason)}</p>`,
+      `<p>${escape(r.route)} refused the replay state of ${
+        r.messageIds.map((id) => `<code>${escape(id)}</code>`).join(", ")
+      } (event ${r.seq}); sent provider-neutral since: ${escape(r.reason)}</p>`,
     )
   }
   for (const r of facts.retries) {
@@ -227,9 +227,7 @@ export const turnHtml = (n: number, turn: Turn, facts: Facts, writer?: number, l
     `<div class="meta">${time(facts.startedAt)}${models}${adapters}${tokens}</div>${compacted}` +
     turn.items.map(itemHtml).join("") +
     marksHtml(facts, turn) +
-    `<div class="end end-${end}">Turn ${n} ${
-      live && turn.end === undefined ? "in progress: shown as it is written" : escape(describeEnd(turn.end, writer))
-    }${
+    `<div class="end end-${end}">Turn ${n} ${live && turn.end === undefined ? "in progress: shown as it is written" : escape(describeEnd(turn.end, writer))}${
       facts.endedAt === undefined ? "" : ` · ${time(facts.endedAt)}`
     }</div></section>\n`
 }

@@ -9,7 +9,7 @@
  */
 import { Marked, type Tokens } from "marked"
 
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
+const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 
 /** Text as HTML text (also safe inside a quoted attribute). */
 export const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
@@ -24,7 +24,8 @@ const KEYWORDS = new Set(
 )
 
 // Comments (line and block), strings (three quote kinds), numbers, words.
-const TOKEN = /(\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|(\b\d[\d_.]*(?:e[+-]?\d+)?\b)|([A-Za-z_$][\w$]*)/g
+const TOKEN =
+  /(\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|(\b\d[\d_.]*(?:e[+-]?\d+)?\b)|([A-Za-z_$][\w$]*)/g
 
 /** `code` with spans for comments, strings, numbers and keywords; `#` starts a comment only where the language uses it. */
 export const highlight = (code: string, lang: string): string => {

@@ -133,5 +133,4 @@ if(live&&window.EventSource){
 const hash = createHash("sha256").update(SCRIPT, "utf8").digest("base64")
 
 /** Nothing from the network; only the page's own style and its one script (by hash). */
-export const CSP =
-  `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'`
+export const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'`

@@ -46,4 +46,3 @@ export const agent = async (
   await writer.close()
   return { code: await exited, updates, stderr }
 }
-

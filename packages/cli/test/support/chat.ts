@@ -83,7 +83,16 @@ export const open = async (
     const loop = yield* AgentLoop.AgentLoop
     const id = yield* loop.createSession({ cwd, model: MODEL })
     view.start()
-    yield* ChatSession.run({ view, permissions, session: id, model: MODEL, tools: [], cwd, store: "memory", ...(viewOptions.models === undefined ? {} : { models: viewOptions.models }) }).pipe(
+    yield* ChatSession.run({
+      view,
+      permissions,
+      session: id,
+      model: MODEL,
+      tools: [],
+      cwd,
+      store: "memory",
+      ...(viewOptions.models === undefined ? {} : { models: viewOptions.models }),
+    }).pipe(
       Effect.ensuring(Effect.sync(() => view.stop())),
     )
     return id
@@ -91,9 +100,7 @@ export const open = async (
   const fiber = Effect.runFork(Effect.provide(program, runtime))
   await terminal.until((t) => t.includes("/help for"), "the footer")
   const events = (id: SessionId) =>
-    Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) =>
-      l.events
-    )
+    Effect.runPromise(Effect.provide(Effect.flatMap(SessionStore.SessionStore, (s) => s.read(id)), runtime)).then((l) => l.events)
   const done = () => Effect.runPromise(Fiber.join(fiber))
   const quit = async () => {
     terminal.type("/quit")

@@ -10,7 +10,7 @@ import { SessionLog, type StreamChunk } from "@turnlog/protocol"
 
 type Input = SessionLog.EventInput
 
-export const HOSTILE_ANSWER = "Here: <script>window.__pwned = 1</script> and <img src=x onerror=\"window.__pwned = 2\">\n\n" +
+export const HOSTILE_ANSWER = 'Here: <script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2">\n\n' +
   "![tracker](http://127.0.0.1:9/track.png) and [a link](javascript:window.__pwned=3)\n\n```ts\nconst answer: number = 42 // the answer\n```"
 export const HOSTILE_PROMPT = "Say <b>hello</b> <script>window.__pwned = 4</script>"
 export const LONG_RESULT = Array.from({ length: 300 }, (_, i) => `line ${i + 1} of the file`).join("\n")
@@ -76,7 +76,7 @@ const cutChunks: ReadonlyArray<StreamChunk> = [
   { type: "text-delta", index: 0, text: "I will write it now." },
   { type: "block-end", index: 0, block: { type: "text", text: "I will write it now." } },
   { type: "block-start", index: 1, blockType: "tool-call" },
-  { type: "tool-call-delta", index: 1, id: "call_w", name: "write_file", argumentsDelta: "{\"path\":\"out.txt\",\"con" },
+  { type: "tool-call-delta", index: 1, id: "call_w", name: "write_file", argumentsDelta: '{"path":"out.txt","con' },
   {
     type: "finish",
     reason: { kind: "max-tokens" },
@@ -104,8 +104,8 @@ export const events = (): Array<SessionLog.SessionEvent> => {
     assistant("a1", [
       { type: "reasoning", text: "The user wants <b>bold</b>; think <script>window.__pwned = 5</script>" },
       { type: "text", text: HOSTILE_ANSWER },
-      { type: "tool-call", id: "call_r", name: "read_file", arguments: "{\"path\":\"<img src=x onerror=alert(1)>.txt\"}" },
-      { type: "tool-call", id: "call_x", name: "run_command", arguments: "{\"command\":\"false\"}" },
+      { type: "tool-call", id: "call_r", name: "read_file", arguments: '{"path":"<img src=x onerror=alert(1)>.txt"}' },
+      { type: "tool-call", id: "call_x", name: "run_command", arguments: '{"command":"false"}' },
     ], { kind: "tool-calls" }),
     { type: "tool/call", data: { callId: "call_r", name: "read_file", arguments: "{}" } },
     result("call_r", LONG_RESULT),

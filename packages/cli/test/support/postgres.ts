@@ -29,5 +29,4 @@ if (unreachable !== undefined && !required) {
 export const skipPostgres = unreachable !== undefined && !required
 
 /** The URL with `schema` as its search_path: a test file's own tables. */
-export const schemaUrl = (schema: string) =>
-  `${DATABASE_URL}${DATABASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+export const schemaUrl = (schema: string) => `${DATABASE_URL}${DATABASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`

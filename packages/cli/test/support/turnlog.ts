@@ -77,5 +77,4 @@ export const sessionIds = (home: string): Array<string> =>
   readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
 
 /** Every line of session `id`'s JSONL log, parsed: the header, then the events. */
-export const logLines = (home: string, id: string) =>
-  readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+export const logLines = (home: string, id: string) => readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))

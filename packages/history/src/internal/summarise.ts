@@ -30,8 +30,7 @@ export interface SummaryRequest {
 const SUMMARY_REQUEST_ID = MessageId.make("compaction-request")
 
 /** What the user asks the summary to keep in view (`/compact <focus>`), added to the instructions. */
-export const focusInstruction = (focus: string): string =>
-  `\n\nThe user asks the summary to focus on: ${focus}`
+export const focusInstruction = (focus: string): string => `\n\nThe user asks the summary to focus on: ${focus}`
 
 /**
  * One request of the summariser: `part` is a transcript from `summaryParts`;

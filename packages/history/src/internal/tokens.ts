@@ -38,8 +38,7 @@ export const messageChars = (message: Message, toolResultLimitChars: number = In
   return chars
 }
 
-export const messageTokens = (message: Message, toolResultLimitChars?: number): number =>
-  tokensOfChars(messageChars(message, toolResultLimitChars))
+export const messageTokens = (message: Message, toolResultLimitChars?: number): number => tokensOfChars(messageChars(message, toolResultLimitChars))
 
 export const messagesTokens = (messages: ReadonlyArray<Message>, toolResultLimitChars?: number): number => {
   let chars = 0
@@ -48,8 +47,7 @@ export const messagesTokens = (messages: ReadonlyArray<Message>, toolResultLimit
 }
 
 /** The request a response answered, as the provider counted it: input, cached or not. */
-export const contextTokens = (usage: Usage): number =>
-  usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+export const contextTokens = (usage: Usage): number => usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
 
 export interface Estimate {
   readonly tokens: number

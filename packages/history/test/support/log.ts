@@ -27,8 +27,7 @@ export const assistant = (
   source: { kind: "model", provider: "acme", model: "m1", ...(replayState === undefined ? {} : { replayState }) },
 })
 
-export const result = (id: string, callId: string, content: string): Message =>
-  makeToolResult({ id: MessageId.make(id), callId, content })
+export const result = (id: string, callId: string, content: string): Message => makeToolResult({ id: MessageId.make(id), callId, content })
 
 /** Builds a log event by event; `seq` is the seq the next event gets. */
 export class Log {
@@ -94,9 +93,7 @@ export class Log {
   }
   /** The seq of the event that logged the message `id`. */
   seqOf(id: string): number {
-    const event = this.events.find((e) =>
-      (e.type === "user/message" || e.type === "assistant/message" || e.type === "tool/result") && e.data.message.id === id
-    )
+    const event = this.events.find((e) => (e.type === "user/message" || e.type === "assistant/message" || e.type === "tool/result") && e.data.message.id === id)
     if (event === undefined) throw new Error(`no message ${id}`)
     return event.seq
   }

@@ -10,8 +10,7 @@ export const VERSION = 2
 
 export type NativeBlock = TextContent | ThinkingContent | ToolCall
 
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 export const zeroUsage = (): Usage => ({
   input: 0,

@@ -37,8 +37,7 @@ const metadataAt = (body: string | undefined, position: { readonly message: numb
 }
 
 /** Finds the message a refusal points at, by the request's messages and the body that was sent. */
-export const locate = (messages: ReadonlyArray<Message>, requestBody: () => string | undefined) =>
-(locator: ReplayLocator): number | undefined => {
+export const locate = (messages: ReadonlyArray<Message>, requestBody: () => string | undefined) => (locator: ReplayLocator): number | undefined => {
   const needle = locator._tag === "ItemId" ? locator.id : metadataAt(requestBody(), locator)
   if (needle === undefined) return undefined
   // The replay state holds it verbatim, or inside a JSON string (an OpenAI reasoning item).

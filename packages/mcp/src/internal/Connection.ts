@@ -92,8 +92,7 @@ const transportFor = (sdk: Sdk, server: ServerConfig.Server, options: Options): 
 /** How the SDK's stdio transport says an answer outgrew its read buffer (it then closes the transport). */
 const OVERSIZE = /ReadBuffer exceeded maximum size of (\d+) bytes/
 
-const sizeOf = (bytes: number): string =>
-  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`
+const sizeOf = (bytes: number): string => bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`
 
 /** One client over one transport: a server restarted after an oversized answer gets a new one. */
 interface Link {
@@ -232,9 +231,7 @@ export const open = (server: ServerConfig.Server, options: Options): Effect.Effe
             if (used?.oversize !== undefined) {
               return new CallFailed({
                 reason: "error",
-                detail: `its answer was larger than the ${
-                  sizeOf(used.oversize)
-                } an MCP answer may be; the server is started again for later calls`,
+                detail: `its answer was larger than the ${sizeOf(used.oversize)} an MCP answer may be; the server is started again for later calls`,
               })
             }
             if (stopped !== undefined) return stoppedFailure()

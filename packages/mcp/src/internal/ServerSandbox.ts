@@ -24,8 +24,7 @@ export interface Launch {
 /** Why a server is not started: the sandbox is required and none works here. */
 export const REQUIRED = "it must run in a sandbox and none works on this machine (install bubblewrap: bwrap on the PATH)"
 
-const valueOf = (server: ServerConfig.Stdio, name: string): string | undefined =>
-  server.env.find((e) => e.name === name)?.value ?? process.env[name]
+const valueOf = (server: ServerConfig.Stdio, name: string): string | undefined => server.env.find((e) => e.name === name)?.value ?? process.env[name]
 
 /** npm's cache directory as npm finds it: `npm_config_cache`, else `.npm` in the home. */
 const npmCache = (server: ServerConfig.Stdio): string | undefined => {

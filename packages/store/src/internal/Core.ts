@@ -115,8 +115,7 @@ const notAnId = (id: string) =>
     cause: new Error(`not a session id (${sessionIdProblem(id)})`),
   })
 
-const exists = (id: SessionId) =>
-  new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) })
+const exists = (id: SessionId) => new StoreIOError({ path: id, operation: "create", cause: new Error(`session ${id} already exists`) })
 
 export const makeCore = (backend: Backend) =>
   Effect.gen(function*() {
@@ -176,100 +175,118 @@ export const makeCore = (backend: Backend) =>
 
     // A streaming read sees what this store appended: its buffer of the session is flushed first.
     const flushOwn = (id: SessionId): Effect.Effect<void, StoreError> =>
-      serial(id, Effect.suspend(() => {
-        const session = held.get(id)
-        return session === undefined ? Effect.void : flushHeld(session)
-      }))
+      serial(
+        id,
+        Effect.suspend(() => {
+          const session = held.get(id)
+          return session === undefined ? Effect.void : flushHeld(session)
+        }),
+      )
 
     const service: Service = {
       create: (options) => {
         const id = options.id ?? makeSessionId()
-        return serial(id, Effect.gen(function*() {
-          if (options.id !== undefined && !isSessionId(options.id)) return yield* notAnId(options.id)
-          const events = options.events ?? []
-          for (let i = 0; i < events.length; i++) {
-            if (events[i]!.seq !== i + 1) return yield* new StaleWriter({ sessionId: id, expectedSeq: i + 1, gotSeq: events[i]!.seq })
-          }
-          const version = options.version ?? SessionLog.LOG_VERSION
-          if (!Number.isInteger(version) || version < 1 || version > SessionLog.LOG_VERSION) {
-            return yield* Effect.dieMessage(`create: log version ${version} is not one this build writes (1 to ${SessionLog.LOG_VERSION})`)
-          }
-          if (held.has(id)) return yield* exists(id)
-          const writer = yield* backend.acquire(id)
-          if (options.id !== undefined) {
-            const stored = yield* backend.load(id, false).pipe(
-              Effect.as(true),
-              Effect.catchTag("SessionNotFound", () => Effect.succeed(false)),
-              Effect.onError(() => writer.release),
-            )
-            if (stored) {
-              yield* writer.release
-              return yield* exists(id)
+        return serial(
+          id,
+          Effect.gen(function*() {
+            if (options.id !== undefined && !isSessionId(options.id)) return yield* notAnId(options.id)
+            const events = options.events ?? []
+            for (let i = 0; i < events.length; i++) {
+              if (events[i]!.seq !== i + 1) return yield* new StaleWriter({ sessionId: id, expectedSeq: i + 1, gotSeq: events[i]!.seq })
             }
-          }
-          const header: SessionLog.SessionHeader = {
-            type: "session",
-            version,
-            id,
-            createdAt: options.createdAt ?? new Date().toISOString(),
-            cwd: options.cwd,
-            ...(options.title !== undefined ? { title: options.title } : {}),
-          }
-          // Durable before the id is handed out: another process (a new ACP
-          // client loading the session) can open it before any turn is written.
-          yield* writer.write(header, events, true).pipe(Effect.onError(() => writer.release))
-          held.set(id, { header, writer, nextSeq: events.length + 1, pending: [] })
-          return id
-        }))
+            const version = options.version ?? SessionLog.LOG_VERSION
+            if (!Number.isInteger(version) || version < 1 || version > SessionLog.LOG_VERSION) {
+              return yield* Effect.dieMessage(`create: log version ${version} is not one this build writes (1 to ${SessionLog.LOG_VERSION})`)
+            }
+            if (held.has(id)) return yield* exists(id)
+            const writer = yield* backend.acquire(id)
+            if (options.id !== undefined) {
+              const stored = yield* backend.load(id, false).pipe(
+                Effect.as(true),
+                Effect.catchTag("SessionNotFound", () => Effect.succeed(false)),
+                Effect.onError(() => writer.release),
+              )
+              if (stored) {
+                yield* writer.release
+                return yield* exists(id)
+              }
+            }
+            const header: SessionLog.SessionHeader = {
+              type: "session",
+              version,
+              id,
+              createdAt: options.createdAt ?? new Date().toISOString(),
+              cwd: options.cwd,
+              ...(options.title !== undefined ? { title: options.title } : {}),
+            }
+            // Durable before the id is handed out: another process (a new ACP
+            // client loading the session) can open it before any turn is written.
+            yield* writer.write(header, events, true).pipe(Effect.onError(() => writer.release))
+            held.set(id, { header, writer, nextSeq: events.length + 1, pending: [] })
+            return id
+          }),
+        )
       },
 
       open: (id) =>
-        serial(id, Effect.suspend(() => {
-          const session = held.get(id)
-          // Already ours: the turn in flight is live, not a crash to recover from.
-          return session !== undefined
-            ? Effect.map(readHeld(id, session), (loaded) => ({
-              ...loaded,
-              events: withoutSettledChunks(loaded.events),
-              recovery: {},
-            }))
-            : openUnheld(id)
-        })),
+        serial(
+          id,
+          Effect.suspend(() => {
+            const session = held.get(id)
+            // Already ours: the turn in flight is live, not a crash to recover from.
+            return session !== undefined
+              ? Effect.map(readHeld(id, session), (loaded) => ({
+                ...loaded,
+                events: withoutSettledChunks(loaded.events),
+                recovery: {},
+              }))
+              : openUnheld(id)
+          }),
+        ),
 
       append: (id, events) =>
-        serial(id, Effect.gen(function*() {
-          if (events.length === 0) return
-          let session = held.get(id)
-          if (session === undefined) {
-            yield* openUnheld(id)
-            session = held.get(id)!
-          }
-          for (let i = 0; i < events.length; i++) {
-            const expected = session.nextSeq + i
-            if (events[i]!.seq !== expected) {
-              return yield* new StaleWriter({ sessionId: id, expectedSeq: expected, gotSeq: events[i]!.seq })
+        serial(
+          id,
+          Effect.gen(function*() {
+            if (events.length === 0) return
+            let session = held.get(id)
+            if (session === undefined) {
+              yield* openUnheld(id)
+              session = held.get(id)!
             }
-          }
-          for (const event of events) session.pending.push(event)
-          session.nextSeq += events.length
-        })),
+            for (let i = 0; i < events.length; i++) {
+              const expected = session.nextSeq + i
+              if (events[i]!.seq !== expected) {
+                return yield* new StaleWriter({ sessionId: id, expectedSeq: expected, gotSeq: events[i]!.seq })
+              }
+            }
+            for (const event of events) session.pending.push(event)
+            session.nextSeq += events.length
+          }),
+        ),
 
       flush: (id) =>
-        serial(id, Effect.suspend(() => {
-          const session = held.get(id)
-          return session === undefined ? Effect.void : flushHeld(session)
-        })),
+        serial(
+          id,
+          Effect.suspend(() => {
+            const session = held.get(id)
+            return session === undefined ? Effect.void : flushHeld(session)
+          }),
+        ),
 
       read: (id) =>
-        serial(id, Effect.suspend(() => {
-          const session = held.get(id)
-          if (session !== undefined) return readHeld(id, session)
-          return Effect.flatMap(backend.load(id, false), (loaded) =>
-            // An open turn is in flight if a live process holds the session, else a dead one left it.
-            openTurnStart(loaded.events) < 0 || backend.holderOf === undefined
-              ? Effect.succeed(foundBy(loaded))
-              : Effect.map(backend.holderOf(id), (holder) => foundBy(loaded, holder)))
-        })),
+        serial(
+          id,
+          Effect.suspend(() => {
+            const session = held.get(id)
+            if (session !== undefined) return readHeld(id, session)
+            return Effect.flatMap(backend.load(id, false), (loaded) =>
+              // An open turn is in flight if a live process holds the session, else a dead one left it.
+              openTurnStart(loaded.events) < 0 || backend.holderOf === undefined
+                ? Effect.succeed(foundBy(loaded))
+                : Effect.map(backend.holderOf(id), (holder) => foundBy(loaded, holder)))
+          }),
+        ),
 
       list: (options) =>
         Effect.gen(function*() {
@@ -312,19 +329,25 @@ export const makeCore = (backend: Backend) =>
       follow: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.follow(backend.streaming, id, fromSeq))),
 
       release: (id) =>
-        serial(id, Effect.suspend(() => {
-          const session = held.get(id)
-          return session === undefined ? Effect.void : releaseHeld(id, session)
-        })),
+        serial(
+          id,
+          Effect.suspend(() => {
+            const session = held.get(id)
+            return session === undefined ? Effect.void : releaseHeld(id, session)
+          }),
+        ),
 
       delete: (id) =>
-        serial(id, Effect.gen(function*() {
-          const session = held.get(id)
-          if (session !== undefined) yield* releaseHeld(id, session)
-          const writer = yield* backend.acquire(id)
-          const removed = yield* writer.remove.pipe(Effect.ensuring(writer.release))
-          if (!removed) return yield* new SessionNotFound({ sessionId: id })
-        })),
+        serial(
+          id,
+          Effect.gen(function*() {
+            const session = held.get(id)
+            if (session !== undefined) yield* releaseHeld(id, session)
+            const writer = yield* backend.acquire(id)
+            const removed = yield* writer.remove.pipe(Effect.ensuring(writer.release))
+            if (!removed) return yield* new SessionNotFound({ sessionId: id })
+          }),
+        ),
     }
 
     yield* Effect.addFinalizer(() =>

@@ -45,8 +45,7 @@ export const liveHolder = (io: FileIo, file: string): Holder | undefined => {
   return holder !== undefined && isLive(holder) ? holderOf(holder) : undefined
 }
 
-const sameHolder = (a: Lease | undefined, b: Lease) =>
-  a !== undefined && a.host === b.host && a.pid === b.pid && a.token === b.token
+const sameHolder = (a: Lease | undefined, b: Lease) => a !== undefined && a.host === b.host && a.pid === b.pid && a.token === b.token
 
 const removeQuietly = (io: FileIo, path: string): void => {
   try {

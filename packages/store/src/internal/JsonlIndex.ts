@@ -59,8 +59,7 @@ export const stampOf = (fd: number): Stamp => {
   return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs }
 }
 
-export const sameStamp = (a: Stamp, b: Stamp): boolean =>
-  a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
+export const sameStamp = (a: Stamp, b: Stamp): boolean => a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
 
 /** FNV-1a (32 bits) of `text`, as 8 hex digits. */
 const fnv1a = (text: string): string => {

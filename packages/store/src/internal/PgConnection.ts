@@ -28,8 +28,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** Checks a `postgres://` URL and adds the server-side settings every connection needs. */
 export const connectionOf = (url: string, schema?: string): Either.Either<Connection, StoreIOError> => {
-  const refuse = (reason: string) =>
-    Either.left(new StoreIOError({ path: "the database URL", operation: "use", cause: new Error(reason) }))
+  const refuse = (reason: string) => Either.left(new StoreIOError({ path: "the database URL", operation: "use", cause: new Error(reason) }))
   let parsed: URL
   try {
     parsed = new URL(url)

@@ -32,8 +32,7 @@ export const channelOf = (schema: string): string =>
     : `turnlog_events_${createHash("md5").update(schema).digest("hex")}`
 
 /** `turnlog-follow <pid> <host>`, cut to the 63 bytes PostgreSQL keeps. */
-export const followerName = (): string =>
-  Buffer.from(`turnlog-follow ${process.pid} ${hostname()}`).subarray(0, 63).toString()
+export const followerName = (): string => Buffer.from(`turnlog-follow ${process.pid} ${hostname()}`).subarray(0, 63).toString()
 
 /** How often the listening connection must answer a ping to count as alive. */
 const PING = Duration.seconds(5)

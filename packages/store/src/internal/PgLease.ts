@@ -139,8 +139,7 @@ interface PgFailure {
   readonly message?: unknown
 }
 
-const failureOf = (error: SqlError): PgFailure =>
-  typeof error.cause === "object" && error.cause !== null ? error.cause as PgFailure : {}
+const failureOf = (error: SqlError): PgFailure => typeof error.cause === "object" && error.cause !== null ? error.cause as PgFailure : {}
 
 const describe = (error: SqlError): string => {
   const message = failureOf(error).message
@@ -175,8 +174,7 @@ export const acquireLease = (
   Effect.gen(function*() {
     const { sql, statements, where, writeTimeout } = context
     const io = (operation: string) => (error: SqlError) => new StoreIOError({ path: where, operation, cause: error.cause ?? error })
-    const noAnswer = (operation: string) => () =>
-      new StoreIOError({ path: where, operation, cause: new Error("no answer from the server") })
+    const noAnswer = (operation: string) => () => new StoreIOError({ path: where, operation, cause: new Error("no answer from the server") })
     const holder = yield* context.leases.current
     const taken = yield* sql.unsafe<{ readonly generation: string }>(TAKE, [id, holder.pid, holder.token]).pipe(
       Effect.mapError(io("take the lease in")),

@@ -72,8 +72,7 @@ const rawClientOf = (reserved: unknown): RawClient | undefined => {
   return typeof pg === "object" && pg !== null && typeof (pg as RawClient).on === "function" ? pg as RawClient : undefined
 }
 
-const messageOf = (value: unknown): string =>
-  value instanceof Error ? value.message : typeof value === "string" ? value : "the connection closed"
+const messageOf = (value: unknown): string => value instanceof Error ? value.message : typeof value === "string" ? value : "the connection closed"
 
 /** The driver's own words under a client error, if it carries them. */
 const causeOf = (error: unknown): unknown => {

@@ -71,10 +71,10 @@ const versionIn = (sql: PgClient.PgClient): Effect.Effect<number, SqlError> =>
 export const schemasIn = (path: string, role: string): Array<string> =>
   Array.from(path.matchAll(/\s*("(?:[^"]|"")*"|[^,]*?)\s*(?:,|$)/g), (match) => match[1]!)
     .filter((entry) => entry !== "")
-    .map((entry) => (entry.startsWith("\"") ? entry.slice(1, -1).replaceAll("\"\"", "\"") : entry.toLowerCase()))
+    .map((entry) => (entry.startsWith('"') ? entry.slice(1, -1).replaceAll('""', '"') : entry.toLowerCase()))
     .map((name) => (name === "$user" ? role : name))
 
-const quoted = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /**
  * Where the tables go: nothing to do when the search_path (or the `schema`
@@ -111,8 +111,7 @@ export const ensureSchema = (
   where: string,
   schema: string | undefined,
 ): Effect.Effect<void, StoreError> => {
-  const newer = (found: number) =>
-    new UnsupportedVersion({ file: where, found, supported: SCHEMA_VERSION, subject: "database schema" })
+  const newer = (found: number) => new UnsupportedVersion({ file: where, found, supported: SCHEMA_VERSION, subject: "database schema" })
   const migrate = sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT pg_advisory_xact_lock(hashtextextended('turnlog schema', 0))`
     yield* ensureNamespace(sql, where, schema)

@@ -45,9 +45,7 @@ const pages = (tail: Tail): Stream.Stream<SessionLog.SessionEvent, StoreError> =
   Stream.repeatEffectChunkOption(
     tail.next.pipe(
       Effect.mapError(Option.some),
-      Effect.flatMap((events) =>
-        events.length === 0 ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(events.slice()))
-      ),
+      Effect.flatMap((events) => events.length === 0 ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(events.slice()))),
     ),
   )
 
@@ -55,8 +53,7 @@ export const stream = (
   streaming: Streaming,
   id: SessionId,
   fromSeq: number,
-): Stream.Stream<SessionLog.SessionEvent, StoreError> =>
-  Stream.unwrapScoped(Effect.map(streaming.tail(id, fromSeq), pages))
+): Stream.Stream<SessionLog.SessionEvent, StoreError> => Stream.unwrapScoped(Effect.map(streaming.tail(id, fromSeq), pages))
 
 export const follow = (
   streaming: Streaming,
@@ -70,8 +67,7 @@ export const follow = (
       const tail = yield* streaming.tail(id, fromSeq)
       const wait = Effect.raceFirst(Effect.sleep(streaming.pollInterval), hint)
       return Stream.repeatEffectChunk(
-        Effect.flatMap(tail.next, (events) =>
-          events.length === 0 ? Effect.as(wait, Chunk.empty()) : Effect.succeed(Chunk.unsafeFromArray(events.slice()))),
+        Effect.flatMap(tail.next, (events) => events.length === 0 ? Effect.as(wait, Chunk.empty()) : Effect.succeed(Chunk.unsafeFromArray(events.slice()))),
       )
     }),
   )

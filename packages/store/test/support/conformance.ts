@@ -99,7 +99,12 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
             {
               type: "assistant/message",
               data: {
-                message: { id: MessageId.make("msg_a"), role: "assistant", content: [{ type: "text", text: text.join("") }], source: { kind: "model", provider: "p", model: "m" } },
+                message: {
+                  id: MessageId.make("msg_a"),
+                  role: "assistant",
+                  content: [{ type: "text", text: text.join("") }],
+                  source: { kind: "model", provider: "p", model: "m" },
+                },
                 finish: { kind: "stop" },
               },
             },
@@ -144,8 +149,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
             yield* store.flush(id)
             const loaded = yield* store.read(id)
             expect(seqs(loaded.events)).toStrictEqual([1, 2, 3, 4, 5])
-          })
-        )
+          }))
       ))
 
     it.effect("a second store over the same storage continues the seq and rejects a stale batch", () =>
@@ -251,8 +255,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
             expect(seqs(opened.events)).toStrictEqual([1, 2])
             expect(opened.recovery.closedTurn).toBeUndefined()
             yield* store.append(id, stamped(3, [toolCall("c1")]))
-          })
-        )
+          }))
       ))
 
     it.effect("lists sessions with events, most recently updated first, with turns and titles", () =>
@@ -264,13 +267,16 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               const untitled = yield* store.create({ cwd: "/b" })
               const empty = yield* store.create({ cwd: "/c" })
               yield* store.append(titled, SessionLog.stamp(1, [{ type: "turn/start", data: {} }, userMessage("ignored")], "2025-01-01T00:00:00.000Z"))
-              yield* store.append(untitled, SessionLog.stamp(1, [
-                { type: "turn/start", data: {} },
-                userMessage("  Refactor   the\nparser so that it streams tokens instead of buffering the whole input"),
-                { type: "turn/end", data: { reason: "completed" } },
-                { type: "turn/start", data: {} },
-                userMessage("second"),
-              ], "2025-01-03T00:00:00.000Z"))
+              yield* store.append(
+                untitled,
+                SessionLog.stamp(1, [
+                  { type: "turn/start", data: {} },
+                  userMessage("  Refactor   the\nparser so that it streams tokens instead of buffering the whole input"),
+                  { type: "turn/end", data: { reason: "completed" } },
+                  { type: "turn/start", data: {} },
+                  userMessage("second"),
+                ], "2025-01-03T00:00:00.000Z"),
+              )
               yield* store.append(titled, SessionLog.stamp(3, [{ type: "turn/end", data: { reason: "completed" } }], "2025-01-02T00:00:00.000Z"))
               return { titled, untitled, empty }
             }))
@@ -399,8 +405,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
                 const opened = yield* second.open(id)
                 expect(seqs(opened.events)).toStrictEqual([1, 2])
               }))
-          })
-        )
+          }))
       ))
 
     it.effect("holds a 100,000-event session", () =>
@@ -500,9 +505,7 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
                 expect(seen).toStrictEqual(range(650, 1006))
                 expect(follower.unsafePoll()).toBe(null)
                 yield* Fiber.interrupt(follower)
-              })
-            )
-          )
+              })))
         })
       ), 60_000)
   })

@@ -35,14 +35,14 @@ export const crashEvent = (run: number, start: number, seq: number): SessionLog.
           message: {
             id: MessageId.make(`msg_${run}_${turn}_a`),
             role: "assistant",
-            content: [{ type: "tool-call", id: callId, name: "bash", arguments: "{\"cmd\":\"true\"}" }],
+            content: [{ type: "tool-call", id: callId, name: "bash", arguments: '{"cmd":"true"}' }],
             source: { kind: "model", provider: "scripted", model: "crash", replayState: { response: { run, turn } } },
           },
           finish: { kind: "tool-calls" },
         },
       }
     case 11:
-      return { ...base, type: "tool/call", data: { callId, name: "bash", arguments: "{\"cmd\":\"true\"}" } }
+      return { ...base, type: "tool/call", data: { callId, name: "bash", arguments: '{"cmd":"true"}' } }
     case 12:
       return {
         ...base,

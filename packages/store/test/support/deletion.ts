@@ -44,7 +44,8 @@ export const deletion = (name: string, makeHarness: () => Harness) =>
           const again = yield* withStore(h, (store) => store.read(gone))
           expect(again.header.cwd).toBe("/again")
           expect(again.events.map((e) => [e.seq, e.type])).toStrictEqual([[1, "assistant/chunk"]])
-        })))
+        })
+      ))
 
     it.effect("a session another store holds is refused naming the holder, and kept; one this store holds is flushed, released and deleted", () =>
       run((h) =>
@@ -63,5 +64,6 @@ export const deletion = (name: string, makeHarness: () => Harness) =>
             expect((yield* holder.list()).sessions).toStrictEqual([])
             // Its lease was given up: another store takes the id at once.
             expect(yield* withStore(h, (other) => other.create({ cwd: "/q", id }))).toBe(id)
-          }))))
+          }))
+      ))
   })

@@ -56,7 +56,7 @@ export const everyType: ReadonlyArray<SessionLog.EventInput> = [
   { type: "request/start", data: { provider: "anthropic", model: "claude-x" } },
   { type: "assistant/chunk", data: { chunk: { type: "block-start", index: 0, blockType: "reasoning" } } },
   { type: "assistant/chunk", data: { chunk: { type: "reasoning-delta", index: 0, text: "thinking…" } } },
-  { type: "assistant/chunk", data: { chunk: { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: "{\"cm" } } },
+  { type: "assistant/chunk", data: { chunk: { type: "tool-call-delta", index: 2, id: "call_1", argumentsDelta: '{"cm' } } },
   {
     type: "assistant/chunk",
     data: { chunk: { type: "usage", usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 3 } } },
@@ -71,7 +71,7 @@ export const everyType: ReadonlyArray<SessionLog.EventInput> = [
         content: [
           { type: "reasoning", text: "thinking…" },
           { type: "text", text: "Let me look." },
-          { type: "tool-call", id: "call_1", name: "bash", arguments: "{\"cmd\":\"ls\"}" },
+          { type: "tool-call", id: "call_1", name: "bash", arguments: '{"cmd":"ls"}' },
         ],
         source: { kind: "model", provider: "anthropic", model: "claude-x", replayState },
       },
@@ -103,8 +103,7 @@ export const everyType: ReadonlyArray<SessionLog.EventInput> = [
   { type: "turn/end", data: { reason: "error", failure: { message: "overloaded", code: ForeignFailureCode.make("OVERLOADED") } } },
 ]
 
-export const stamped = (from: number, inputs: ReadonlyArray<SessionLog.EventInput>) =>
-  SessionLog.stamp(from, inputs, TIME)
+export const stamped = (from: number, inputs: ReadonlyArray<SessionLog.EventInput>) => SessionLog.stamp(from, inputs, TIME)
 
 /** A streamed text chunk of about `size` bytes on the wire. */
 export const chunkEvent = (seq: number, size = 40): SessionLog.SessionEvent => ({

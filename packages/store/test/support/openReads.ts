@@ -27,10 +27,20 @@ const seqTypes = (events: ReadonlyArray<SessionLog.SessionEvent>) => events.map(
 
 /** What `open` of `session` returns: its turn in flight closed at seq 19. */
 const opened = [
-  [1, "turn/start"], [2, "user/message"], [3, "request/start"], [7, "turn/end"],
-  [8, "turn/start"], [9, "user/message"], [10, "request/start"], [13, "turn/end"],
-  [14, "turn/start"], [15, "user/message"], [16, "request/start"],
-  [17, "assistant/chunk"], [18, "assistant/chunk"], [19, "turn/end"],
+  [1, "turn/start"],
+  [2, "user/message"],
+  [3, "request/start"],
+  [7, "turn/end"],
+  [8, "turn/start"],
+  [9, "user/message"],
+  [10, "request/start"],
+  [13, "turn/end"],
+  [14, "turn/start"],
+  [15, "user/message"],
+  [16, "request/start"],
+  [17, "assistant/chunk"],
+  [18, "assistant/chunk"],
+  [19, "turn/end"],
 ]
 
 const store = (h: Harness, events: ReadonlyArray<SessionLog.SessionEvent>) =>
@@ -44,12 +54,11 @@ const store = (h: Harness, events: ReadonlyArray<SessionLog.SessionEvent>) =>
       return id
     }))
 
-const eventCount = (db: Database) =>
-  Effect.map(db.run((events) => `SELECT CAST(count(*) AS INTEGER) AS n FROM ${events}`), ([row]) => row)
+const eventCount = (db: Database) => Effect.map(db.run((events) => `SELECT CAST(count(*) AS INTEGER) AS n FROM ${events}`), ([row]) => row)
 
 /** Why a chunk whose data is JSON but not an object is refused: the schema's words, cut short. */
-export const NOT_AN_OBJECT = "not a valid assistant/chunk event: data: Expected { readonly chunk: { readonly type: \"block-start\"; " +
-  "readonly index: int & nonNegative; readonly blockType: \"text\"…"
+export const NOT_AN_OBJECT = 'not a valid assistant/chunk event: data: Expected { readonly chunk: { readonly type: "block-start"; ' +
+  'readonly index: int & nonNegative; readonly blockType: "text"…'
 
 /** A damage done to a completed step's chunk (seq 5), the seq refused, and the reason `read` and `open` give. */
 export type Damage = readonly [name: string, statement: (events: string) => string, seq: number, reason: string]
@@ -92,16 +101,19 @@ export const openReads = (
         })
       ))
 
-    it.effect.each([
-      ...damages,
-      ["its row missing", (events: string) => `DELETE FROM ${events} WHERE seq = 5`, 6, "expected event seq 5, found 6"],
-    ] as const)("a completed step's chunk with %s is refused by open as read refuses it; nothing is changed", ([_name, statement, seq, reason]) =>
+    it.effect.each(
+      [
+        ...damages,
+        ["its row missing", (events: string) => `DELETE FROM ${events} WHERE seq = 5`, 6, "expected event seq 5, found 6"],
+      ] as const,
+    )("a completed step's chunk with %s is refused by open as read refuses it; nothing is changed", ([_name, statement, seq, reason]) =>
       withDatabase((db) =>
         Effect.gen(function*() {
           const id = yield* store(db.harness, session)
           yield* db.run(statement)
           const before = yield* eventCount(db)
-          const read = yield* Effect.flip(withStore(db.harness, (store) => store.read(id)))
+          const read = yield* Effect.flip(withStore(db.harness, (store) =>
+            store.read(id)))
           const open = yield* Effect.flip(withStore(db.harness, (store) => store.open(id)))
           expect(open).toMatchObject({ _tag: "SessionCorrupt", file: db.where, sessionId: id, line: seq, detail: reason })
           expect(open.message).toBe(`${db.where}: session ${id}, event ${seq}: ${reason}`)
@@ -115,7 +127,9 @@ export const openReads = (
       withDatabase((db) =>
         Effect.gen(function*() {
           const id = yield* store(db.harness, session)
-          yield* db.run((events) => `UPDATE ${events} SET data = '{"chunk":{"type":"text-delta"}}' WHERE seq = 18`)
+          yield* db.run((events) =>
+            `UPDATE ${events} SET data = '{"chunk":{"type":"text-delta"}}' WHERE seq = 18`
+          )
           const open = yield* Effect.flip(withStore(db.harness, (store) => store.open(id)))
           expect(open.message).toBe(`${db.where}: session ${id}, event 18: not a valid assistant/chunk event: data.chunk.index: is missing`)
           expect(yield* eventCount(db)).toStrictEqual({ n: 18 })
@@ -128,9 +142,17 @@ export const openReads = (
           // Chunks 4–6003 completed; the step in flight streams 6008–11007, across the 10,000 boundary of a 5,000-row page.
           const events = [...streamedTurn(1, "long", 6000), ...inFlightTurn(6005, "longer", 5000)]
           const id = yield* store(db.harness, events)
-          const open = yield* withStore(db.harness, (store) => store.open(id))
+          const open = yield* withStore(db.harness, (store) =>
+            store.open(id))
           expect(open.events.map((e) => e.seq)).toStrictEqual([
-            1, 2, 3, 6004, 6005, 6006, 6007, ...Array.from({ length: 5001 }, (_, i) => 6008 + i),
+            1,
+            2,
+            3,
+            6004,
+            6005,
+            6006,
+            6007,
+            ...Array.from({ length: 5001 }, (_, i) => 6008 + i),
           ])
           expect(open.events.slice(7, 5007)).toStrictEqual(events.slice(6007))
           // A completed step's chunk missing where the second page starts.

@@ -37,8 +37,7 @@ const requestId = (context: RenderContext) => `req_011C${base62(`${context.seed}
 
 const blockFrames = (block: Block, index: number): ReadonlyArray<string> => {
   const delta = (delta: Record<string, unknown>) => eventFrame("content_block_delta", { type: "content_block_delta", index, delta })
-  const start = (content_block: Record<string, unknown>) =>
-    eventFrame("content_block_start", { type: "content_block_start", index, content_block })
+  const start = (content_block: Record<string, unknown>) => eventFrame("content_block_start", { type: "content_block_start", index, content_block })
   const stop = eventFrame("content_block_stop", { type: "content_block_stop", index })
   switch (block.type) {
     case "reasoning":

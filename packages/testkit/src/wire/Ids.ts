@@ -19,13 +19,10 @@ const digest = (seed: string, length: number): Buffer => {
 }
 
 /** `length` lowercase hex characters. */
-export const hex = (seed: string, length: number): string =>
-  digest(seed, Math.ceil(length / 2)).toString("hex").slice(0, length)
+export const hex = (seed: string, length: number): string => digest(seed, Math.ceil(length / 2)).toString("hex").slice(0, length)
 
 /** `length` characters of [0-9A-Za-z]. */
-export const base62 = (seed: string, length: number): string =>
-  Array.from(digest(seed, length), (byte) => BASE62[byte % 62]).join("")
+export const base62 = (seed: string, length: number): string => Array.from(digest(seed, length), (byte) => BASE62[byte % 62]).join("")
 
 /** `length` characters of base64url. */
-export const base64url = (seed: string, length: number): string =>
-  digest(seed, length).toString("base64url").slice(0, length)
+export const base64url = (seed: string, length: number): string => digest(seed, length).toString("base64url").slice(0, length)

@@ -142,8 +142,7 @@ const renderBlock = (block: Block, output_index: number, context: RenderContext)
   }
 }
 
-const requestField = (body: unknown, field: string): unknown =>
-  typeof body === "object" && body !== null ? (body as Record<string, unknown>)[field] : undefined
+const requestField = (body: unknown, field: string): unknown => typeof body === "object" && body !== null ? (body as Record<string, unknown>)[field] : undefined
 
 const render = (reply: StreamReply, context: RenderContext): ReadonlyArray<string> => {
   const rendered = reply.blocks.map((block, index) => renderBlock(block, index, context))

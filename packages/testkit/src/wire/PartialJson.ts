@@ -13,16 +13,16 @@ const closers = (prefix: string): string | undefined => {
     if (inString) {
       if (escaped) escaped = false
       else if (char === "\\") escaped = true
-      else if (char === "\"") inString = false
+      else if (char === '"') inString = false
       continue
     }
-    if (char === "\"") inString = true
+    if (char === '"') inString = true
     else if (char === "{") stack.push("}")
     else if (char === "[") stack.push("]")
     else if (char === "}" || char === "]") stack.pop()
   }
   if (escaped) return undefined
-  return (inString ? "\"" : "") + stack.reverse().join("")
+  return (inString ? '"' : "") + stack.reverse().join("")
 }
 
 const tryParse = (text: string): { readonly value: unknown } | undefined => {

@@ -62,8 +62,7 @@ export const stringField = (value: Readonly<Record<string, unknown>> | undefined
 }
 
 /** One SSE frame with only a data field. */
-export const dataFrame = (data: unknown, separator = "\n\n"): string =>
-  `data: ${typeof data === "string" ? data : JSON.stringify(data)}${separator}`
+export const dataFrame = (data: unknown, separator = "\n\n"): string => `data: ${typeof data === "string" ? data : JSON.stringify(data)}${separator}`
 
 /** One SSE frame with an event name and a JSON data field. */
 export const eventFrame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`

@@ -61,13 +61,23 @@ export class Slot {
     this.first = 0
     this.kind = TEXT
     this.closed = undefined
-    this.text = this.reasoning = this.arguments = this.id = this.name = ""
+    this.text =
+      this.reasoning =
+      this.arguments =
+      this.id =
+      this.name =
+        ""
   }
 
   reset(index: number): Slot {
     this.index = index
     this.closed = undefined
-    this.text = this.reasoning = this.arguments = this.id = this.name = ""
+    this.text =
+      this.reasoning =
+      this.arguments =
+      this.id =
+      this.name =
+        ""
     return this
   }
 }
@@ -91,8 +101,7 @@ let byIndex: Map<number, Slot> | undefined
 // stream with thousands of indices stays linear.
 const MANY = 16
 
-const prepend = (delta: string, text: string): string =>
-  delta.length + text.length > MAX_TEXT ? text : delta + text
+const prepend = (delta: string, text: string): string => delta.length + text.length > MAX_TEXT ? text : delta + text
 
 /** The slot of `index` (a new one if unmet), among the `count` in use. */
 const slotOf = (pool: Array<Slot>, index: number, count: number): Slot => {

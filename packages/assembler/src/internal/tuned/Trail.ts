@@ -165,8 +165,7 @@ export const remember = (link: Link, assembled: unknown): void => {
 
 export const empty = new Link(undefined, NONE, undefined)
 
-const kindOf = (type: unknown): Kind | -1 =>
-  type === "text" ? TEXT : type === "reasoning" ? REASONING : type === "tool-call" ? TOOL_CALL : -1
+const kindOf = (type: unknown): Kind | -1 => type === "text" ? TEXT : type === "reasoning" ? REASONING : type === "tool-call" ? TOOL_CALL : -1
 
 // The step's own copies of the ops, `WIDE` and `isIndex`. An exported or
 // imported binding is a module cell that compiled code reads at each use,

@@ -29,8 +29,7 @@ import { isRecord, KIND, type NativeBlock, parseArguments, VERSION, zeroUsage } 
  */
 const isStopReason = (u: unknown): u is StopReason => u === "stop" || u === "length" || u === "toolUse"
 // The apis whose signatures pi-ai parses: Responses reasoning as a JSON item, Gemini signatures as bytes.
-const isResponsesApi = (api: string) =>
-  api === "openai-responses" || api === "azure-openai-responses" || api === "openai-codex-responses"
+const isResponsesApi = (api: string) => api === "openai-responses" || api === "azure-openai-responses" || api === "openai-codex-responses"
 const isGoogleApi = (api: string) => api === "google-generative-ai" || api === "google-vertex"
 // What pi-ai's Google converter accepts as a thought signature (bytes on the wire).
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
@@ -70,8 +69,7 @@ const isUnsentBlank = (block: NativeBlock): boolean =>
     : block.type === "thinking" && block.thinking.trim() === "" && block.thinkingSignature === undefined
 
 /** Apis whose assistant messages may not end in signed reasoning. */
-const endsOnOutput = (api: string): boolean =>
-  api === "anthropic-messages" || api === "bedrock-converse-stream" || isResponsesApi(api)
+const endsOnOutput = (api: string): boolean => api === "anthropic-messages" || api === "bedrock-converse-stream" || isResponsesApi(api)
 
 /** Native pi-ai message from durable content plus a version-2 state, or the reason (a string) it cannot be. */
 export const rebuild = (message: Message): AssistantMessage | string => {
@@ -197,7 +195,7 @@ export const rebuild = (message: Message): AssistantMessage | string => {
     // (and blank unsigned thinking) out of the request, so signed reasoning
     // followed only by those still ends the message.
     let at = content.length - 1
-    if (dropsBlankBlocks(api)) while (at >= 0 && isUnsentBlank(content[at]!)) at--
+    if (dropsBlankBlocks(api)) { while (at >= 0 && isUnsentBlank(content[at]!)) at-- }
     const last = content[at]
     if (last !== undefined && last.type === "thinking" && last.thinkingSignature !== undefined) {
       return `block ${at}: ${api} cannot replay signed reasoning as the message's last block`

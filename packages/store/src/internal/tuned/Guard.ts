@@ -24,8 +24,7 @@ export type Guard = (input: unknown) => boolean
 
 const decodeOptions: SchemaAST.ParseOptions = {}
 
-const isRecord = (u: unknown): u is Record<PropertyKey, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Record<PropertyKey, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const hasOwn = Object.prototype.hasOwnProperty
 
@@ -38,9 +37,7 @@ const compileTypeLiteral = (ast: SchemaAST.TypeLiteral): Guard => {
   if (ast.indexSignatures.length > 0) return fallback(ast)
   if (ast.propertySignatures.length === 0) return (u) => u !== null && u !== undefined
   // Literal-valued keys first: they reject the wrong union member cheapest.
-  const signatures = [...ast.propertySignatures].sort((a, b) =>
-    Number(SchemaAST.isLiteral(b.type)) - Number(SchemaAST.isLiteral(a.type))
-  )
+  const signatures = [...ast.propertySignatures].sort((a, b) => Number(SchemaAST.isLiteral(b.type)) - Number(SchemaAST.isLiteral(a.type)))
   const names = signatures.map((ps) => ps.name)
   const optional = signatures.map((ps) => ps.isOptional)
   const guards = signatures.map((ps) => compile(ps.type))
@@ -116,5 +113,4 @@ const compile = (ast: SchemaAST.AST): Guard => {
 }
 
 /** A predicate equivalent to `Either.isRight(Schema.decodeUnknownEither(schema)(input))`, compiled once. */
-export const compileGuard = <A, I, R>(schema: Schema.Schema<A, I, R>): (input: unknown) => input is A =>
-  compile(schema.ast) as (input: unknown) => input is A
+export const compileGuard = <A, I, R>(schema: Schema.Schema<A, I, R>): (input: unknown) => input is A => compile(schema.ast) as (input: unknown) => input is A
