@@ -2,8 +2,6 @@
  * The one place the Layer graph is built: store, model, tools, permissions
  * and the agent loop, from the resolved settings and the model choice.
  */
-import { accessSync, constants, statSync } from "node:fs"
-import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { AgentLoop, Builtins, Permissions, SystemPrompt, type Tools } from "@turnlog/agent"
 import { type LlmAdapter, Redacting, ReplayDiagnostics, Routed, Scripted } from "@turnlog/llm"
@@ -12,7 +10,7 @@ import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as PiAiReplay from "@turnlog/llm-pi-ai/PiAiReplay"
 import { McpServers } from "@turnlog/mcp"
 import { parseRoute } from "@turnlog/protocol"
-import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
+import type { SessionStore } from "@turnlog/store"
 import * as AdapterChoice from "./AdapterChoice.js"
 import { CommandFailed, UsageError } from "./CliError.js"
 import { clipQuoted } from "./Clip.js"
@@ -24,27 +22,9 @@ import type { Settings } from "./Settings.js"
 import * as SystemSetting from "./SystemSetting.js"
 import { VERSION } from "./Version.js"
 
-/**
- * The store of the settings; what it is given to append is redacted (see
- * `Secrets`). `program` names this process in the leases it takes, so another
- * process that finds a session held is told who holds it.
- */
-export const storeLayer = (settings: Settings, program?: string): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
-  Layer.effect(
-    SessionStore.SessionStore,
-    Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
-  ).pipe(
-    Layer.provide(
-      StoreLayer.layer({
-        kind: settings.store,
-        home: settings.home,
-        ...(settings.databaseUrl === undefined ? {} : { database: { url: settings.databaseUrl } }),
-        ...(program === undefined ? {} : { program }),
-      }).pipe(
-        Layer.mapError((e) => new CommandFailed({ message: `the ${settings.store} session store cannot be opened: ${e.message}` })),
-      ),
-    ),
-  )
+import { storeLayer } from "./StoreLayers.js"
+
+export { readStoreLayer, storeLayer } from "./StoreLayers.js"
 
 /** The built-in tools; commands run without the provider credentials (see `Secrets`), in a sandbox where one works. */
 export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> =>
@@ -53,40 +33,6 @@ export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> =>
 /** MCP servers; stdio ones run in the sandbox commands run in (`TURNLOG_SANDBOX`), where one works. */
 export const mcpLayer = (settings: Settings): Layer.Layer<McpServers.McpServers> =>
   McpServers.layer({ clientVersion: VERSION, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
-
-/**
- * The store for commands that only read (`sessions`, `show`, `doctor`): where
- * nothing has been stored yet — no `<home>/sessions/`, or no `sessions.db` —
- * an empty store, so a mistyped home is not created just by looking at it.
- * A database is there to be read (PostgreSQL).
- */
-export const readStoreLayer = (settings: Settings): Layer.Layer<SessionStore.SessionStore, CommandFailed> => {
-  if (settings.store === "postgres") return storeLayer(settings)
-  // A home that is a file, or one the user cannot enter, is not an empty one.
-  const home = look(settings.home, "directory", `the home ${settings.home}`)
-  if (home !== "present") return home === "missing" ? Memory.layerMemory : Layer.fail(home)
-  const stored = settings.store === "sqlite"
-    ? look(join(settings.home, "sessions.db"), "file", join(settings.home, "sessions.db"))
-    : look(join(settings.home, "sessions"), "directory", join(settings.home, "sessions"))
-  if (stored !== "present") return stored === "missing" ? Memory.layerMemory : Layer.fail(stored)
-  return storeLayer(settings)
-}
-
-/** Whether `path` is there as what it should be, or why it cannot be used (a sentence naming it). */
-const look = (path: string, as: "directory" | "file", name: string): "present" | "missing" | CommandFailed => {
-  try {
-    const stat = statSync(path)
-    if (as === "directory" && !stat.isDirectory()) return new CommandFailed({ message: `${name} is not a directory` })
-    if (as === "directory") accessSync(path, constants.R_OK | constants.X_OK)
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === "ENOENT") return "missing"
-    if (code === "EACCES" || code === "EPERM") return new CommandFailed({ message: `${name}: permission denied` })
-    if (code === "ENOTDIR") return new CommandFailed({ message: `${name}: a directory above it is a file` })
-    return new CommandFailed({ message: `${name} cannot be read: ${e instanceof Error ? e.message : String(e)}` })
-  }
-  return "present"
-}
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))

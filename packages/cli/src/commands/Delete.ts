@@ -11,7 +11,7 @@ import { Effect, Either, Option } from "effect"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { note, out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
@@ -38,7 +38,7 @@ export const deleteSession = (settings: Settings, options: { readonly id: string
     const id = yield* SessionIdArg.resolve(options.id)
     yield* store.delete(id).pipe(Effect.mapError(toCommandError))
     yield* note(`deleted session ${id}`)
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))
 
 /** The sessions whose last event is older than the age, each deleted (or, dry, named): one line each on stdout. */
 export const prune = (settings: Settings, options: { readonly olderThan: Option.Option<string>; readonly dryRun: boolean }) => {
@@ -83,4 +83,4 @@ const pruneOlder = (settings: Settings, age: number, olderThan: string, dryRun: 
     if (kept.length > 0 && !dryRun) {
       return yield* new CommandFailed({ message: `${kept.length} session(s) older than ${olderThan} were kept (see above)` })
     }
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))

@@ -19,7 +19,7 @@ import { SessionId, SessionLog } from "@turnlog/protocol"
 import { OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import type * as AdapterChoice from "../AdapterChoice.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { json, out } from "../Output.js"
 import * as Pages from "../Pages.js"
 import * as ReplayCheck from "../ReplayCheck.js"
@@ -257,4 +257,4 @@ export const doctor = (settings: Settings, options: Options) =>
           : `${unreadable.length} session(s) cannot be read`,
       })
     }
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))

@@ -18,7 +18,7 @@ import type { SessionLog } from "@turnlog/protocol"
 import { LogFormat, SessionStore, type StoreError } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as HtmlExport from "../html/HtmlExport.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { note } from "../Output.js"
 import * as OutputFile from "../OutputFile.js"
 import * as Pages from "../Pages.js"
@@ -98,4 +98,4 @@ export const exportSession = (settings: Settings, options: ExportOptions) =>
       (options.html === true ? HtmlExport.writePage(id, settings.store, out) : writeAll(header, store.stream(id, 1), out))
         .pipe(Effect.mapError((e) => (e instanceof CommandFailed ? e : toCommandError(e))))
     yield* options.output === undefined ? body(write) : OutputFile.writeFile(options.output, body)
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))

@@ -8,7 +8,7 @@
 import { Effect, Either } from "effect"
 import { Fork, SessionStore } from "@turnlog/store"
 import { UsageError } from "../CliError.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { note, out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
@@ -43,5 +43,5 @@ export const fork = (settings: Settings, options: { readonly id: string; readonl
       )
       yield* note(`forked session ${id} at turn ${forked.turn}`)
       yield* out(`${forked.id}\n`)
-    }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+    }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))
   })

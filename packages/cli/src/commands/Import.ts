@@ -15,7 +15,7 @@ import { Effect, Either } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { LogFormat, OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 
@@ -89,7 +89,7 @@ export const importSession = (settings: Settings, options: { readonly file: stri
     yield* out(`imported session ${id}: ${session.events.length} events\n`)
     const open = OpenTurn.openTurnStart(session.events)
     if (open >= 0) yield* note(openTurnNote(id, session.events[open]!))
-  }).pipe(Effect.provide(Layers.storeLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.storeLayer(settings)))
 
 const openTurnNote = (id: SessionId, start: SessionLog.SessionEvent) =>
   `session ${id}: its last turn (from event ${start.seq}) is open; it is closed as interrupted when the session is next opened`

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { json, note, out } from "../Output.js"
 import type { Settings } from "../Settings.js"
 import { visibleInLine } from "../Visible.js"
@@ -39,4 +39,4 @@ export const sessions = (settings: Settings, options: { readonly json: boolean }
       for (const { error, id } of unreadable) yield* note(`session ${id} cannot be read: ${error.message}`)
       return yield* new CommandFailed({ message: `${unreadable.length} session(s) cannot be read (see: turnlog doctor --all)` })
     }
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))

@@ -20,7 +20,7 @@
 import { Duration, Effect, Schedule, Stream } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore, type StoreError } from "@turnlog/store"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import * as Pages from "../Pages.js"
 import { note, out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
@@ -73,7 +73,7 @@ export const show = (settings: Settings, options: ShowOptions) =>
       ? yield* SessionIdArg.latestIn(process.cwd(), "show")
       : yield* SessionIdArg.resolve(options.id)
     yield* Effect.mapError(run(id, options), toCommandError)
-  }).pipe(Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))
 
 const run = (id: SessionId, options: ShowOptions) =>
   Effect.gen(function*() {

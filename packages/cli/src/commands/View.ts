@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import type { SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import { handler } from "../html/ViewServer.js"
-import * as Layers from "../Layers.js"
+import * as StoreLayers from "../StoreLayers.js"
 import { note } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
@@ -39,4 +39,4 @@ export const view = (settings: Settings, options: { readonly id: string | undefi
     yield* Effect.sync(() => process.stdout.write(`http://127.0.0.1:${port}${path}?token=${token}\n`))
     yield* note("serving the store's sessions on 127.0.0.1 until Ctrl-C; the address above holds its token")
     return yield* Effect.never
-  }).pipe(Effect.scoped, Effect.provide(Layers.readStoreLayer(settings)))
+  }).pipe(Effect.scoped, Effect.provide(StoreLayers.readStoreLayer(settings)))
