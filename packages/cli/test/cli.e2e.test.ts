@@ -86,8 +86,8 @@ describe.concurrent("without a key", () => {
       cwd,
       events: expect.any(Number),
       messages: [
-        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native" },
-        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native" },
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native", adapter: "pi-ai" },
+        { messageId: expect.stringMatching(/^msg_/), route: "turnlog/scripted", replay: "native", adapter: "pi-ai" },
       ],
       openTurn: false,
       refused: [],
