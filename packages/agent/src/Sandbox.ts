@@ -40,7 +40,7 @@ export interface Sandbox {
   readonly wrapProgram: (
     program: string,
     args: ReadonlyArray<string>,
-    options: { readonly cwd: string; readonly writable?: ReadonlyArray<string> },
+    options: { readonly cwd: string; readonly writable?: ReadonlyArray<string>; readonly readable?: ReadonlyArray<string> },
   ) => Wrapped
 }
 
@@ -60,7 +60,7 @@ const onPath = (name: string, searchPath: string | undefined): string | undefine
 
 const isRoot = (): boolean => typeof process.getuid === "function" && process.getuid() === 0
 
-const bubblewrapArgs = (cwd: string, writable: ReadonlyArray<string> = []): Array<string> => [
+const bubblewrapArgs = (cwd: string, writable: ReadonlyArray<string> = [], readable: ReadonlyArray<string> = []): Array<string> => [
   "--die-with-parent",
   "--unshare-pid",
   "--ro-bind",
@@ -72,6 +72,8 @@ const bubblewrapArgs = (cwd: string, writable: ReadonlyArray<string> = []): Arra
   "/proc",
   "--tmpfs",
   "/tmp",
+  // Under the private /tmp, what the program itself needs from the host's (read-only).
+  ...readable.flatMap((dir) => ["--ro-bind", dir, dir]),
   ...writable.flatMap((dir) => ["--bind", dir, dir]),
   "--bind",
   cwd,
@@ -88,7 +90,7 @@ export const bubblewrap = (file: string): Sandbox => ({
   wrap: (command, cwd) => ({ file, args: [...bubblewrapArgs(cwd), "--", "/bin/sh", "-c", command] }),
   wrapProgram: (program, args, options) => ({
     file,
-    args: [...bubblewrapArgs(options.cwd, options.writable), "--", program, ...args],
+    args: [...bubblewrapArgs(options.cwd, options.writable, options.readable), "--", program, ...args],
   }),
 })
 

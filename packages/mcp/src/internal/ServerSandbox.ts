@@ -73,6 +73,30 @@ const programOf = (server: ServerConfig.Stdio, cwd: string): string | undefined 
 }
 
 /**
+ * The directories under `/tmp` the server's program and its path arguments
+ * live in (a server installed or checked out there): the sandbox's `/tmp` is
+ * its own, so these are shown to it again, read-only. Each is the directory
+ * right under `/tmp`, so the program finds its own modules beside it.
+ */
+const underTmp = (program: string, args: ReadonlyArray<string>, cwd: string): ReadonlyArray<string> => {
+  const dirs = new Set<string>()
+  for (const candidate of [program, ...args]) {
+    if (!candidate.includes("/")) continue
+    const file = path.resolve(cwd, candidate)
+    const relative = path.relative("/tmp", file)
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) continue
+    const top = path.join("/tmp", relative.split(path.sep)[0]!)
+    try {
+      accessSync(top, C.R_OK)
+      dirs.add(top)
+    } catch {
+      // not there: nothing to show
+    }
+  }
+  return [...dirs]
+}
+
+/**
  * The program and arguments that start the server, in the sandbox when there
  * is one. A program that is not there fails as its spawn would without the
  * sandbox (`spawn <command> ENOENT`), not as the sandbox's own complaint.
@@ -81,7 +105,7 @@ export const launch = (server: ServerConfig.Stdio, cwd: string, sandbox: Sandbox
   if (sandbox === undefined) return { command: server.command, args: server.args }
   const program = programOf(server, cwd)
   if (program === undefined) throw new Error(`spawn ${server.command} ENOENT`)
-  const wrapped = sandbox.wrapProgram(program, server.args, { cwd, writable: writableFor(server) })
+  const wrapped = sandbox.wrapProgram(program, server.args, { cwd, writable: writableFor(server), readable: underTmp(program, server.args, cwd) })
   return { command: wrapped.file, args: wrapped.args }
 }
 
