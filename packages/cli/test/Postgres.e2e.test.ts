@@ -104,9 +104,9 @@ describe.skipIf(skipPostgres)("the postgres store", () => {
       cwd,
       events: expect.any(Number),
       messages: [
-        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native" },
-        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native" },
-        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native" },
+        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native", adapter: "pi-ai" },
+        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native", adapter: "pi-ai" },
+        { messageId: expect.stringMatching(/^msg_/), route: "local/test-model", replay: "native", adapter: "pi-ai" },
       ],
       openTurn: false,
       compactions: 0,
