@@ -46,7 +46,8 @@ const external = [
 rmSync(out, { recursive: true, force: true })
 const started = Date.now()
 const result = await build({
-  entryPoints: { main: join(cli, "src", "main.ts") },
+  // `acpEarly` answers `initialize` for the launcher before `main` loads (src/AcpEarly.ts).
+  entryPoints: { main: join(cli, "src", "main.ts"), acpEarly: join(cli, "src", "AcpEarly.ts") },
   outdir: out,
   bundle: true,
   splitting: true,

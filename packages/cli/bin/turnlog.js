@@ -52,6 +52,11 @@ if (process.argv.length === 3 && process.argv[2] === "--version") {
 
 const why = staleness()
 if (why === "") {
+  // A bare `turnlog acp` answers the editor's `initialize` before the command loads (src/AcpEarly.ts).
+  if (process.argv.length === 3 && process.argv[2] === "acp") {
+    const { answerInitialize } = await import(new URL("acpEarly.js", dist).href)
+    await answerInitialize()
+  }
   await import(new URL("main.js", dist).href)
 } else {
   if (why !== "none") process.stderr.write(`turnlog: running from source: ${why} since the last build (npm run build)\n`)

@@ -8,6 +8,7 @@
  */
 import { Either, Option } from "effect"
 import { UsageError } from "./CliError.js"
+import { KEYED_PROVIDERS } from "./KeyedProviders.js"
 import { parseRoute } from "@turnlog/protocol"
 import { type Environment, ROUTE_HINT, type Settings } from "./Settings.js"
 
@@ -17,13 +18,7 @@ export const DEMO_ROUTE = "turnlog/demo"
 export const SCRIPTED_ROUTE = "turnlog/scripted"
 
 /** Providers whose key alone picks a model, in this order, with the model it picks. */
-export const KEYED_PROVIDERS: ReadonlyArray<{ readonly env: string; readonly route: string }> = [
-  { env: "ANTHROPIC_API_KEY", route: "anthropic/claude-sonnet-4-5" },
-  { env: "OPENAI_API_KEY", route: "openai/gpt-5-mini" },
-  { env: "GEMINI_API_KEY", route: "google/gemini-2.5-flash" },
-  { env: "DEEPSEEK_API_KEY", route: "deepseek/deepseek-flash" },
-  { env: "MISTRAL_API_KEY", route: "mistral/mistral-large-latest" },
-]
+export { KEYED_PROVIDERS }
 
 export const KEY_HINT = `set ${KEYED_PROVIDERS.map((p) => p.env).join(", ")} (or another provider's key with --model <provider>/<model>)`
 

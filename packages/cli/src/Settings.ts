@@ -8,7 +8,6 @@
  * cannot be used is a usage error naming the file and the field.
  */
 import { existsSync } from "node:fs"
-import { homedir } from "node:os"
 import { dirname, resolve } from "node:path"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { ServerConfig } from "@turnlog/mcp"
@@ -17,6 +16,7 @@ import { parseRoute } from "@turnlog/protocol"
 import { UsageError } from "./CliError.js"
 import { clip, clipQuoted } from "./Clip.js"
 import * as RegularFile from "./RegularFile.js"
+import * as ConfigLocation from "./ConfigLocation.js"
 
 /** A config is a few KiB; far more is a mistake (`--config /dev/zero`, a log named by accident). */
 export const MAX_CONFIG_BYTES = 1024 * 1024
@@ -110,11 +110,7 @@ export interface Settings {
 export const SANDBOX_MODES = ["auto", "off", "require"] as const
 export type SandboxMode = typeof SANDBOX_MODES[number]
 
-export type Environment = Readonly<Record<string, string | undefined>>
-
-const expandHome = (path: string): string => path === "~" ? homedir() : path.startsWith("~/") ? resolve(homedir(), path.slice(2)) : path
-
-const nonEmpty = (value: string | undefined): string | undefined => value === undefined || value.trim() === "" ? undefined : value
+export type Environment = ConfigLocation.Environment
 
 const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
   clipQuoted(issue.path.length === 0 ? issue.message : `${issue.path.map((p) => clip(String(p))).join(".")}: ${issue.message}`)
@@ -207,13 +203,7 @@ export const resolveSettings = (
   cwd: string = process.cwd(),
 ): Effect.Effect<Settings, UsageError> =>
   Effect.gen(function*() {
-    const home = resolve(cwd, expandHome(Option.getOrUndefined(flags.home) ?? nonEmpty(env.TURNLOG_HOME) ?? "~/.turnlog"))
-    const explicit = Option.getOrUndefined(flags.config) ?? nonEmpty(env.TURNLOG_CONFIG)
-    const configFile = explicit !== undefined
-      ? resolve(cwd, expandHome(explicit))
-      : existsSync(resolve(home, "config.json"))
-      ? resolve(home, "config.json")
-      : undefined
+    const { configFile, home } = ConfigLocation.locate({ home: Option.getOrUndefined(flags.home), config: Option.getOrUndefined(flags.config) }, env, cwd)
     let config: ConfigFile = {}
     if (configFile !== undefined) {
       if (!existsSync(configFile)) {
@@ -226,20 +216,20 @@ export const resolveSettings = (
       )
       config = yield* decodeConfig(configFile, text)
     }
-    const scriptedFromEnv = nonEmpty(env.TURNLOG_SCRIPTED_MODEL)
+    const scriptedFromEnv = ConfigLocation.nonEmpty(env.TURNLOG_SCRIPTED_MODEL)
     const scriptedModel = scriptedFromEnv !== undefined
-      ? resolve(cwd, expandHome(scriptedFromEnv))
+      ? resolve(cwd, ConfigLocation.expandHome(scriptedFromEnv))
       : config.scriptedModel !== undefined && configFile !== undefined
-      ? resolve(dirname(configFile), expandHome(config.scriptedModel))
+      ? resolve(dirname(configFile), ConfigLocation.expandHome(config.scriptedModel))
       : undefined
     const store = Option.getOrUndefined(flags.store) ?? config.store ?? "jsonl"
-    const databaseUrl = store !== "postgres" ? undefined : nonEmpty(env.TURNLOG_DATABASE_URL) ?? config.database?.url
+    const databaseUrl = store !== "postgres" ? undefined : ConfigLocation.nonEmpty(env.TURNLOG_DATABASE_URL) ?? config.database?.url
     if (store === "postgres" && databaseUrl === undefined) {
       return yield* new UsageError({
         message: "the postgres store needs a database: set TURNLOG_DATABASE_URL or database.url in the config (postgres://user@host:5432/database)",
       })
     }
-    const sandbox = nonEmpty(env.TURNLOG_SANDBOX)
+    const sandbox = ConfigLocation.nonEmpty(env.TURNLOG_SANDBOX)
     if (sandbox !== undefined && !(SANDBOX_MODES as ReadonlyArray<string>).includes(sandbox)) {
       return yield* new UsageError({ message: `TURNLOG_SANDBOX must be auto, off or require, not ${clipQuoted(JSON.stringify(sandbox))}` })
     }

@@ -1,10 +1,10 @@
-/** What the ACP server is told when it is made, and what it says of itself in \`initialize\` (re-exported by \`AcpServer\`). */
+/** What the ACP server is told when it is made (re-exported by `AcpServer`, with what it says of itself in `initialize`). */
 import type * as acp from "@agentclientprotocol/sdk"
 import type { Duration } from "effect"
 import type { ServerConfig } from "@turnlog/mcp"
 import type { SessionStore } from "@turnlog/store"
 
-export const PROTOCOL_VERSION = 1
+export { initializeResponse, PROTOCOL_VERSION } from "../Initialize.js"
 
 export interface Options {
   /** Reported as `agentInfo.version`. */
@@ -46,22 +46,3 @@ export interface Options {
 }
 
 // `fork` is unstable in the protocol: the SDK's stable types do not name it.
-const sessionCapabilities: acp.SessionCapabilities & { readonly fork: Record<string, never> } = {
-  list: {},
-  close: {},
-  resume: {},
-  delete: {},
-  fork: {},
-}
-
-export const initializeResponse = (version: string, authMethods: ReadonlyArray<acp.AuthMethod> = []): acp.InitializeResponse => ({
-  protocolVersion: PROTOCOL_VERSION,
-  agentInfo: { name: "turnlog", version },
-  agentCapabilities: {
-    loadSession: true,
-    promptCapabilities: { image: true, audio: false, embeddedContext: true },
-    sessionCapabilities,
-    mcpCapabilities: { http: true, sse: true },
-  },
-  authMethods: [...authMethods],
-})

@@ -3,11 +3,11 @@
  * frames; every note goes to stderr. Permissions are asked of the editor
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
-import { join } from "node:path"
-import type * as acpSdk from "@agentclientprotocol/sdk"
 import { Duration, Effect, Either, Layer, Option } from "effect"
 import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
 import { StoreError } from "@turnlog/store"
+import * as AcpAuthMethod from "../AcpAuthMethod.js"
+import * as AcpEarly from "../AcpEarly.js"
 import * as AdapterChoice from "../AdapterChoice.js"
 import * as Doctor from "./Doctor.js"
 import * as Layers from "../Layers.js"
@@ -55,14 +55,13 @@ export const acp = (settings: Settings, reload: Effect.Effect<Settings, UsageErr
       ...(settings.config.mcpServers === undefined ? {} : { mcpServers: settings.config.mcpServers }),
       auth: auth(settings, choice, reload),
     })
-    const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream())).pipe(Effect.provide(layer))
+    const serving = Effect.flatMap(server, (s) => s.serve(Stdio.stream(process.stdin, process.stdout, AcpEarly.handOver()))).pipe(Effect.provide(layer))
     // Released after the server's own shutdown: until the prompts in flight are answered, a repeated signal waits.
     const held = SignalHold.hold((line) => void process.stderr.write(`turnlog: ${line}\n`))
     yield* Effect.scoped(Effect.zipRight(Effect.zipRight(held, onMemorySignal), serving))
   })
 
-/** The environment-variable method `initialize` offers: the keys that pick a model, and the config file. */
-export const AUTH_METHOD_ID = "provider-key"
+export { AUTH_METHOD_ID } from "../AcpAuthMethod.js"
 
 /**
  * How a model comes to run under `acp`: a provider key in the agent's
@@ -73,13 +72,7 @@ export const AUTH_METHOD_ID = "provider-key"
  * again, and is answered so.
  */
 const auth = (settings: Settings, choice: ModelChoice.Choice, reload: Effect.Effect<Settings, UsageError>) => {
-  const configFile = settings.configFile ?? join(settings.home, "config.json")
-  const method: acpSdk.AuthMethod = {
-    id: AUTH_METHOD_ID,
-    name: "Provider key",
-    description: `Set ${ModelChoice.KEYED_PROVIDERS.map((p) => p.env).join(", ")} in the environment the agent starts with, ` +
-      `or set "model" in the config file ${configFile}`,
-  }
+  const method = AcpAuthMethod.authMethod(settings)
   if (choice.kind !== "demo") return { method, missing: async () => undefined }
   const missing = () =>
     Effect.runPromise(reload.pipe(
