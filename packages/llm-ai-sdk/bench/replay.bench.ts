@@ -18,8 +18,8 @@
  *   moved    the two alternating
  * Growing session: one request's reconstruction at step 100 and step 1,000 of
  * one session grown request by request (a user and an assistant message per
- * step), through the reconstruction each adapter keeps per session (ai-sdk:
- * the history's memoizing reconstructor; pi-ai: its incremental session history).
+ * step), through the reconstruction each adapter keeps per session (both:
+ * the incremental `SessionHistory` of `@turnlog/history`).
  *
  * Method, as the pi-ai bench's: one child process per workload (this file
  * re-invoked with the workload's name), collection on the measuring thread
@@ -37,6 +37,7 @@ import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import { Effect } from "effect"
 import { History } from "@turnlog/history"
+import * as SessionHistory from "@turnlog/history/SessionHistory"
 import { type AssistantBlock, type Message, MessageId } from "@turnlog/protocol"
 import { AiSdkReplay } from "@turnlog/llm-ai-sdk"
 
@@ -188,13 +189,13 @@ const growingSession = (): SessionFigures => {
   const at1000: Array<number> = []
   for (let round = 0; round < 2 + 9; round++) {
     // What the adapter keeps per session.
-    const reconstructor = History.makeReconstructor(AiSdkReplay.codec)
+    const history = SessionHistory.make(AiSdkReplay.codec)
     const around100: Array<number> = []
     const around1000: Array<number> = []
     for (let step = 1; step <= STEPS; step++) {
       const messages = session.slice(0, step * 2)
       const start = process.hrtime.bigint()
-      sink += Effect.runSync(reconstructor.all(messages, options)).length
+      sink += Effect.runSync(history.reconstruct(messages, options)).length
       const ns = Number(process.hrtime.bigint() - start)
       if (near(100, step)) around100.push(ns)
       if (near(1_000, step)) around1000.push(ns)

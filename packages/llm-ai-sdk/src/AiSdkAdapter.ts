@@ -12,20 +12,22 @@
  * failing stream, a provider error: each ends it in one error finish without
  * replay state. Interrupting the stream aborts the HTTP request.
  *
- * Reconstruction is memoized per session (by `request.sessionId`): a message
- * is decoded once, and a degraded message is reported once.
+ * Reconstruction is incremental per session (by `request.sessionId`, through
+ * `SessionHistory` of `@turnlog/history`, as pi-ai's adapter does): a request
+ * decodes only the messages new since the previous one, and a degraded
+ * message is reported once.
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
-import { History } from "@turnlog/history"
+import * as SessionHistory from "@turnlog/history/SessionHistory"
 import { LlmAdapter, type LlmRequest, type ModelInfo, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
-import type { Failure, SessionId, StreamChunk } from "@turnlog/protocol"
+import type { Failure, StreamChunk } from "@turnlog/protocol"
 import * as AiSdkChunks from "./AiSdkChunks.js"
 import { messageOf } from "./AiSdkFailures.js"
 import { toCallOptions } from "./AiSdkPrompt.js"
 import * as AiSdkProviders from "./AiSdkProviders.js"
-import { codec, type NativeAssistant } from "./AiSdkReplay.js"
+import { codec } from "./AiSdkReplay.js"
 import * as PartSource from "./internal/PartSource.js"
 
 export interface Options {
@@ -57,31 +59,16 @@ const makeWith = (resolve: Resolve, options: Options) =>
   Effect.gen(function*() {
     const diagnostics = yield* ReplayDiagnostics
     const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-    const sessions = new Map<SessionId, History.Reconstructor<NativeAssistant>>()
-
-    const reconstructorFor = (sessionId: SessionId | undefined) => {
-      if (sessionId === undefined) return History.makeReconstructor(codec)
-      const found = sessions.get(sessionId)
-      if (found !== undefined) {
-        // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-        sessions.delete(sessionId)
-        sessions.set(sessionId, found)
-        return found
-      }
-      const created = History.makeReconstructor(codec)
-      sessions.set(sessionId, created)
-      if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!)
-      return created
-    }
+    const historyOf = SessionHistory.cache(codec, maxSessions)
 
     const respond = (request: LlmRequest, resolved: AiSdkProviders.Resolved): Stream.Stream<StreamChunk> =>
       Stream.unwrap(Effect.gen(function*() {
         const target = { provider: request.provider, model: request.model, sdkProvider: resolved.model.provider }
-        const assistants = yield* reconstructorFor(request.sessionId).all(request.messages, {
+        const assistants = yield* historyOf(request.sessionId).reconstruct(request.messages, {
           targetRoute: `${request.provider}/${request.model}`,
           ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
           report: diagnostics.report,
-        })
+        }, request.historyRevision)
         const call = toCallOptions(request, assistants, target)
         return PartSource.inputs((abortSignal) => resolved.model.doStream({ ...call, abortSignal })).pipe(
           Stream.mapAccum(

@@ -50,7 +50,7 @@ import { History } from "@turnlog/history"
 import { type AssistantBlock, type Message, MessageId } from "@turnlog/protocol"
 import { PiAiReplay } from "@turnlog/llm-pi-ai"
 import { zeroUsage } from "../src/internal/Native.js"
-import * as SessionHistory from "../src/internal/SessionHistory.js"
+import * as SessionHistory from "@turnlog/history/SessionHistory"
 
 const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const N = 10_000

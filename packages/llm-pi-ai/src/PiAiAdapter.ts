@@ -10,22 +10,22 @@
  * Reconstruction is memoized per session (by `request.sessionId`): durable
  * messages never change, so each request decodes only the messages that are
  * new since the previous one, and a degraded message is reported once
- * (`internal/SessionHistory.ts`).
+ * (`SessionHistory` of `@turnlog/history`).
  */
-import { type AssistantMessage, type Context, type ModelCost, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
+import { type Context, type ModelCost, normalizeContext, type SimpleStreamOptions } from "@earendil-works/pi-ai"
 import { clampMaxTokensToContext } from "@earendil-works/pi-ai/api/simple-options"
 import { registerLazyBedrockProvider } from "@earendil-works/pi-ai/lazy-bedrock-provider"
 import { Cause, Effect, Either, Layer, Stream } from "effect"
 import { LlmAdapter, type LlmRequest, type ModelInfo, type ModelPrices, type Service } from "@turnlog/llm/LlmAdapter"
 import { ReplayDiagnostics } from "@turnlog/llm/ReplayDiagnostics"
-import type { Failure, SessionId, StreamChunk } from "@turnlog/protocol"
+import type { Failure, StreamChunk } from "@turnlog/protocol"
+import * as SessionHistory from "@turnlog/history/SessionHistory"
 import * as EventSource from "./internal/EventSource.js"
 import * as RefusedMessage from "./internal/RefusedMessage.js"
 import * as PiAiChunks from "./PiAiChunks.js"
 import { toContext } from "./PiAiContext.js"
 import { messageOf, observeFetch } from "./PiAiFailures.js"
 import { codec } from "./PiAiReplay.js"
-import * as SessionHistory from "./internal/SessionHistory.js"
 import * as Routing from "./PiAiRouting.js"
 
 export interface Options {
@@ -38,8 +38,6 @@ export interface Options {
 }
 
 const DEFAULT_MAX_SESSIONS = 64
-
-type Reconstructor = SessionHistory.SessionHistory<AssistantMessage>
 
 interface Prepared {
   readonly route: Routing.Resolved
@@ -75,22 +73,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
     const diagnostics = yield* ReplayDiagnostics
     const router = Routing.make(decoded, options.env ?? process.env)
     const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-    const sessions = new Map<SessionId, Reconstructor>()
-
-    const reconstructorFor = (sessionId: SessionId | undefined): Reconstructor => {
-      if (sessionId === undefined) return SessionHistory.make(codec)
-      const found = sessions.get(sessionId)
-      if (found !== undefined) {
-        // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-        sessions.delete(sessionId)
-        sessions.set(sessionId, found)
-        return found
-      }
-      const created = SessionHistory.make(codec)
-      sessions.set(sessionId, created)
-      if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!)
-      return created
-    }
+    const reconstructorFor = SessionHistory.cache(codec, maxSessions)
 
     /** The pi-ai options of one request; retries belong to the agent loop, which logs each attempt. */
     const streamOptions = (request: LlmRequest, signal: AbortSignal, fetch: typeof globalThis.fetch): SimpleStreamOptions => ({

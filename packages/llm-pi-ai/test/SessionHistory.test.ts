@@ -1,10 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AssistantMessage } from "@earendil-works/pi-ai"
 import { Effect } from "effect"
-import type { ReplayCodec, ReplayDiagnostic } from "@turnlog/history"
+import { type ReplayCodec, type ReplayDiagnostic, SessionHistory } from "@turnlog/history"
 import type { Message } from "@turnlog/protocol"
 import { PiAiReplay } from "@turnlog/llm-pi-ai"
-import * as SessionHistory from "../src/internal/SessionHistory.js"
 import { assistantMessage, durableBlocks, piAssistant, userMessage } from "./fixtures.js"
 
 const counting = () => {

@@ -1,5 +1,6 @@
 /**
- * One session's history reconstruction, incremental across requests.
+ * One session's history reconstruction, incremental across requests, for an
+ * adapter to keep per session (`cache`).
  *
  * The reconstructor already decodes each message once (memoized by id), but
  * it still walks the whole history on every request. A session's history only
@@ -17,8 +18,9 @@
  * same object.
  */
 import { Effect } from "effect"
-import { History, type ReplayCodec } from "@turnlog/history"
-import type { Message, MessageId } from "@turnlog/protocol"
+import type { Message, MessageId, SessionId } from "@turnlog/protocol"
+import * as History from "./History.js"
+import type { ReplayCodec } from "./Replay.js"
 
 export interface SessionHistory<Native> {
   /**
@@ -83,4 +85,28 @@ export const make = <Native>(codec: ReplayCodec<Native>): SessionHistory<Native>
     })
 
   return { reconstruct }
+}
+
+/**
+ * The histories an adapter keeps, one per session: the least recently used is
+ * let go once more than `maxSessions` are kept (its next request starts a new
+ * one, decoding its history whole once). A request without a session gets a
+ * history of its own, kept by no one.
+ */
+export const cache = <Native>(codec: ReplayCodec<Native>, maxSessions: number): (sessionId: SessionId | undefined) => SessionHistory<Native> => {
+  const sessions = new Map<SessionId, SessionHistory<Native>>()
+  return (sessionId) => {
+    if (sessionId === undefined) return make(codec)
+    const found = sessions.get(sessionId)
+    if (found !== undefined) {
+      // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
+      sessions.delete(sessionId)
+      sessions.set(sessionId, found)
+      return found
+    }
+    const created = make(codec)
+    sessions.set(sessionId, created)
+    if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!)
+    return created
+  }
 }
