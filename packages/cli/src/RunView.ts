@@ -174,6 +174,8 @@ export class RunView {
         return this.say(`tool ${title}`)
       }
       case "tool-running":
+      // Only an editor runs commands in a terminal of its own.
+      case "tool-terminal":
         return
       case "tool-result": {
         this.pending.delete(update.callId)

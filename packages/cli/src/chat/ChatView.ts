@@ -234,6 +234,8 @@ export class ChatView {
       case "compaction":
         return this.compaction(update)
       case "turn-start":
+      // Only an editor runs commands in a terminal of its own.
+      case "tool-terminal":
         return
       case "turn-end":
         this.streaming = undefined
