@@ -20,6 +20,8 @@ interface Editor {
   readonly read?: (params: acp.ReadTextFileRequest) => acp.ReadTextFileResponse
   /** The terminal's answers: its output, and how the command exits (`hang`: never, until killed). */
   readonly terminal?: { readonly output: string; readonly exit: acp.WaitForTerminalExitResponse | "hang" }
+  /** The user cancels the prompt while the command runs. */
+  readonly cancelWhileRunning?: boolean
 }
 
 const OFFERS_ALL: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true }
@@ -36,8 +38,9 @@ const session = async (h: ReturnType<typeof start>, editor: Editor) => {
     .onRequest("fs/read_text_file", ({ params }) => (asked.push(["fs/read_text_file", params]), editor.read!(params)))
     .onRequest("fs/write_text_file", ({ params }) => (asked.push(["fs/write_text_file", params]), {}))
     .onRequest("terminal/create", ({ params }) => (asked.push(["terminal/create", params]), { terminalId: "term-1" }))
-    .onRequest("terminal/wait_for_exit", ({ params }) => {
+    .onRequest("terminal/wait_for_exit", ({ params, agent }) => {
       asked.push(["terminal/wait_for_exit", params])
+      if (editor.cancelWhileRunning === true) void agent.notify("session/cancel", { sessionId: params.sessionId })
       return editor.terminal!.exit === "hang" ? dead : editor.terminal!.exit
     })
     .onRequest("terminal/kill", ({ params }) => (asked.push(["terminal/kill", params]), killed(), {}))
@@ -125,6 +128,20 @@ describe("an editor that offers its file system and terminal", () => {
       "terminal/release",
     ])
     expect(s.results).toEqual([{ content: "run_command timed out after 50 ms and was stopped\nstarted\n", isError: true }])
+  })
+
+  it("a cancel while the command runs kills it in the terminal and lets the terminal go", async () => {
+    const h = start(oneCall("run_command", { command: "sleep 60" }))
+    const s = await session(h, { capabilities: OFFERS_ALL, terminal: { output: "", exit: "hang" }, cancelWhileRunning: true })
+    const terminal = { sessionId: s.id, terminalId: "term-1" }
+    expect(s.asked.slice(1)).toEqual([
+      ["terminal/wait_for_exit", terminal],
+      ["terminal/kill", terminal],
+      ["terminal/release", terminal],
+    ])
+    expect(s.results).toEqual([
+      { content: "run_command was cancelled while running; it may or may not have completed its work", isError: true },
+    ])
   })
 
   it("a non-zero exit is the same failure a child process's would be", async () => {

@@ -173,8 +173,8 @@ export class RunView {
         this.pending.add(update.callId)
         return this.say(`tool ${title}`)
       }
+      // (Only an editor runs commands in a terminal of its own: `tool-terminal`.)
       case "tool-running":
-      // Only an editor runs commands in a terminal of its own.
       case "tool-terminal":
         return
       case "tool-result": {

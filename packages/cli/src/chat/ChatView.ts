@@ -233,8 +233,8 @@ export class ChatView {
         )
       case "compaction":
         return this.compaction(update)
+      // (Only an editor runs commands in a terminal of its own: `tool-terminal`.)
       case "turn-start":
-      // Only an editor runs commands in a terminal of its own.
       case "tool-terminal":
         return
       case "turn-end":
