@@ -193,8 +193,10 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
       ),
     }),
     display: { kind: "execute", title: (args) => `Run ${args.command}` },
-    prepare: (args, context) =>
-      Effect.succeed({
+    prepare: (args, context) => {
+      const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout)
+      const outputCapBytes = options.outputCapBytes ?? 32 * 1024
+      return Effect.succeed({
         permission: { kind: "command" as const },
         run: sandboxFor(options.sandbox ?? "auto", (options.commandEnv ?? process.env).PATH).pipe(
           Effect.flatMap((sandbox) =>
@@ -204,14 +206,14 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
                 command: args.command,
                 ...(sandbox?.wrap(args.command, context.cwd) ?? { file: "/bin/sh", args: ["-c", args.command] }),
                 cwd: context.cwd,
-                timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
-                outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+                timeoutMs,
+                outputCapBytes,
               })
               : runCommand({
                 command: args.command,
                 cwd: context.cwd,
-                timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
-                outputCapBytes: options.outputCapBytes ?? 32 * 1024,
+                timeoutMs,
+                outputCapBytes,
                 ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
                 ...(sandbox === undefined ? {} : { sandbox }),
               })
@@ -228,7 +230,8 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
               )
           ),
         ),
-      }),
+      })
+    },
   })
 }
 

@@ -11,12 +11,11 @@
  */
 import { Effect, Schema } from "effect"
 import type { Options } from "./Builtins.js"
-import { confine } from "./internal/confine.js"
+import { type Confined, confine } from "./internal/confine.js"
 import * as Hosted from "./internal/Hosted.js"
 import { openForReading } from "./internal/inside.js"
 import { describeNonFile, replaceFile } from "./internal/replace.js"
 import * as TextEdit from "./internal/TextEdit.js"
-import type { Confined } from "./internal/confine.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
 import type { ToolHost } from "./ToolHost.js"
 import * as Tools from "./Tools.js"
