@@ -18,6 +18,7 @@ import { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CallIds } from "./CallIds.js"
 import * as Commands from "./Commands.js"
+import { EditorHosts } from "./EditorHost.js"
 import * as Errors from "./Errors.js"
 import { requireDirectory } from "./internal/Cwd.js"
 import * as Advertise from "./internal/Advertise.js"
@@ -55,6 +56,7 @@ export const make = (options: Options) =>
     const bridge = yield* PermissionBridge
     const tools = yield* Tools.Tools
     const callIds = yield* CallIds
+    const editorHosts = yield* EditorHosts
     const store = yield* SessionStore.SessionStore
     const models = options.models ?? []
     // A session's model when it is not the default, by session id.
@@ -91,7 +93,7 @@ export const make = (options: Options) =>
       if (Option.isNone(mcp) && servers.length > 0) log(`MCP servers are accepted but not used yet: ${servers.map((s) => s.name).join(", ")}`)
     }
 
-    const attach = Attach.attacher(bridge, callIds)
+    const detach = Attach.detacher(bridge, editorHosts)
     const saveRules = Rules.saver({ bridge, store, loop, modelOf: (id) => chosenModel.get(id), log })
 
     /** A fresh agent app with this connection's state: open sessions and prompts in flight. */
@@ -101,6 +103,9 @@ export const make = (options: Options) =>
       readonly cancelAll: () => Promise<void>
     } => {
       const sessions = new Map<string, Updates.View>()
+      // What the client offered in `initialize`: its sessions' tools use its file system and terminal.
+      let clientOffers: acp.ClientCapabilities | undefined
+      const attach = Attach.attacher(bridge, callIds, editorHosts, () => clientOffers)
       const mcpServers = SessionMcp.make({ service: mcp, run: (effect) => run(effect), log, configured: options.mcpServers ?? [] })
       const inFlight = new Map<string, Promise<unknown>>()
       // Prompts in flight that session/cancel was sent for, until they answer.
@@ -183,7 +188,7 @@ export const make = (options: Options) =>
         callIds.forget(id)
         await mcpServers.close(id)
         await run(
-          bridge.detach(id).pipe(
+          detach(id).pipe(
             Effect.zipRight(loop.release(SessionId.make(id))),
             Effect.mapError(Errors.fromAgentError),
           ),
@@ -215,8 +220,10 @@ export const make = (options: Options) =>
       }
 
       const agentApp = acp.agent({ name: "turnlog" })
-        .onRequest(acp.methods.agent.initialize, () =>
-          initializeResponse(options.version, options.auth === undefined ? [] : [options.auth.method]))
+        .onRequest(acp.methods.agent.initialize, ({ params }) => {
+          clientOffers = params.clientCapabilities
+          return initializeResponse(options.version, options.auth === undefined ? [] : [options.auth.method])
+        })
         .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
           if (options.auth === undefined || params.methodId !== options.auth.method.id) {
             throw Errors.invalidParams(`authentication method ${JSON.stringify(params.methodId)} is not one offered${
@@ -364,7 +371,7 @@ export const make = (options: Options) =>
         await Promise.all([...inFlight.values()])
         await lifetime.shutdown()
         await mcpServers.closeAll()
-        await runPromise(Effect.forEach([...sessions.keys()], (id) => bridge.detach(id)))
+        await runPromise(Effect.forEach([...sessions.keys()], detach))
       }
       /** Cancels every prompt in flight and waits until each has ended (durably) and been answered. */
       const cancelAll = async () => {

@@ -17,10 +17,11 @@ export interface View {
   readonly tools: Tools.Service
 }
 
-/** A call as the model made it. */
+/** A call as the model made it; `terminalId` once its command runs in the editor's terminal. */
 export interface Call {
   readonly name: string
   readonly arguments: string
+  readonly terminalId?: string
 }
 
 /**
@@ -54,9 +55,10 @@ const diffsOf = (view: View, display: Tools.Display): Array<acp.ToolCallContent>
     newText: change.newText,
   }))
 
-/** A finished call's content: the changes it asked for, then its result as the model saw it. */
+/** A finished call's content: the changes it asked for, its terminal (still shown), then its result as the model saw it. */
 const resultContent = (view: View, call: Call | undefined, text: string): Array<acp.ToolCallContent> => [
   ...(call === undefined ? [] : diffsOf(view, view.tools.display(call))),
+  ...(call?.terminalId === undefined ? [] : [{ type: "terminal" as const, terminalId: call.terminalId }]),
   textContent(text),
 ]
 
@@ -102,6 +104,15 @@ export const fromAgentUpdate = (
       return toolCall(view, ids.next(update.callId), update, "pending")
     case "tool-running":
       return { sessionUpdate: "tool_call_update", toolCallId: ids.latest(update.callId), status: "in_progress" }
+    case "tool-terminal": {
+      const call = calls.get(update.callId)
+      if (call !== undefined) calls.set(update.callId, { ...call, terminalId: update.terminalId })
+      return {
+        sessionUpdate: "tool_call_update",
+        toolCallId: ids.latest(update.callId),
+        content: [{ type: "terminal", terminalId: update.terminalId }],
+      }
+    }
     case "tool-result":
       return {
         sessionUpdate: "tool_call_update",

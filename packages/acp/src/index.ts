@@ -1,6 +1,7 @@
 export * as AcpServer from "./AcpServer.js"
 export * as CallIds from "./CallIds.js"
 export * as Commands from "./Commands.js"
+export * as EditorHost from "./EditorHost.js"
 export * as Errors from "./Errors.js"
 export * as Frames from "./Frames.js"
 export * as Initialize from "./Initialize.js"

@@ -8,7 +8,7 @@ import type { AgentLoop } from "@turnlog/agent"
 import { SessionId, type SessionLog } from "@turnlog/protocol"
 import { Memory, type SessionStore } from "@turnlog/store"
 import { Builtins } from "@turnlog/agent"
-import { AcpServer, CallIds, Modes, PermissionBridge } from "@turnlog/acp"
+import { AcpServer, CallIds, EditorHost, Modes, PermissionBridge } from "@turnlog/acp"
 import * as FakeLoop from "./fakeLoop.js"
 import { makeWire, type Wire } from "./wire.js"
 
@@ -35,7 +35,7 @@ const start = async (
   const fake = await Effect.runPromise(FakeLoop.make(turns, stored))
   const layer = fake.layer.pipe(
     Layer.provide(PermissionBridge.layerPermissions),
-    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, Builtins.layer(), Memory.layerMemory)),
+    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, EditorHost.layer, Builtins.layer(), Memory.layerMemory)),
   )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>)

@@ -11,7 +11,7 @@ import * as acp from "@agentclientprotocol/sdk"
 import { Effect, Layer, Runtime, TestClock } from "effect"
 import { AgentLoop, Builtins } from "@turnlog/agent"
 import { Jsonl } from "@turnlog/store"
-import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
+import { AcpServer, CallIds, EditorHost, PermissionBridge } from "@turnlog/acp"
 import { type Call, finish, scripted, text } from "./realLoop.js"
 import { makeWire } from "./wire.js"
 
@@ -33,7 +33,7 @@ const serve = (calls: ReadonlyArray<Call>, home: string, lines: Array<string>) =
         Layer.provide(Layer.mergeAll(scripted(calls), PermissionBridge.layerPermissions)),
         Layer.provideMerge(CallIds.layerTools.pipe(Layer.provide(Builtins.layer()))),
         Layer.provideMerge(Jsonl.layerJsonl({ home })),
-        Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
+        Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, EditorHost.layer)),
       ),
     )
     const wire = makeWire()

@@ -12,7 +12,7 @@ import { type LlmAdapter, Scripted } from "@turnlog/llm"
 import { SessionId, type StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
 import { McpServers } from "@turnlog/mcp"
-import { AcpServer, CallIds, PermissionBridge } from "@turnlog/acp"
+import { AcpServer, CallIds, EditorHost, PermissionBridge } from "@turnlog/acp"
 import { makeWire } from "./wire.js"
 
 /** Each call plays its chunks; `stall` ones then stay open until the turn is cancelled. */
@@ -58,7 +58,7 @@ export const start = (calls: ReadonlyArray<Call>, options: StartOptions = {}) =>
     Layer.provide(Layer.mergeAll(scripted(calls, options.modelInfo), PermissionBridge.layerPermissions)),
     Layer.provideMerge(CallIds.layerTools.pipe(Layer.provide(Builtins.layer()))),
     Layer.provideMerge(Memory.layerMemory),
-    Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
+    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, EditorHost.layer)),
   )
   const runtime = ManagedRuntime.make(
     options.mcp === true ? Layer.merge(layer, McpServers.layer({ log: () => undefined })) : layer,

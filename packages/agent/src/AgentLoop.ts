@@ -36,6 +36,7 @@ import * as Table from "./internal/SessionTable.js"
 import * as Turn from "./internal/Turn.js"
 import { Permissions } from "./Permissions.js"
 import * as SystemPrompt from "./SystemPrompt.js"
+import { ToolHosts } from "./ToolHost.js"
 import { type Tool, Tools } from "./Tools.js"
 
 export type { AgentUpdate } from "./internal/AgentUpdate.js"
@@ -133,6 +134,7 @@ export const make = (config: Config) =>
       provided,
       () => (config.system === undefined ? undefined : SystemPrompt.fixed(config.system)),
     )
+    const hosts = Option.getOrUndefined(yield* Effect.serviceOption(ToolHosts))
     const defaultRoute = yield* parseModel(config.model)
     const settings = turnConfig(config)
     // Loading and starting a turn check and change the table across an await
@@ -241,6 +243,7 @@ export const make = (config: Config) =>
           emit: (update) => Queue.offer(queue, Take.of(update)),
           cancel: turn.cancel,
           ...(systemPrompt === undefined ? {} : { systemPrompt }),
+          ...(hosts === undefined ? {} : { hosts }),
         }, blocks).pipe(
           // A turn that failed or was stopped still hands its streamed chunks to the store.
           Effect.ensuring(Effect.ignore(writer.close)),

@@ -2,12 +2,15 @@
  * The built-in tools: read and list files, edit and write a file, run a shell command —
  * enough for a coding agent to work in the session's directory and no more.
  * Every path is confined to the session's cwd; writes and commands ask for
- * permission (the loop asks `Permissions` with what `prepare` says).
+ * permission (the loop asks `Permissions` with what `prepare` says). Where the
+ * session's client offers them (`ToolHost`: an editor's buffers and terminal),
+ * the reading, writing and running go through it, confined and asked the same.
  */
 import * as fs from "node:fs/promises"
 import { Effect, Layer, Schema } from "effect"
 import { editFile } from "./EditFile.js"
 import { runCommand } from "./internal/command.js"
+import * as Hosted from "./internal/Hosted.js"
 import { confine } from "./internal/confine.js"
 import { openDirectory, openForReading } from "./internal/inside.js"
 import * as Sandbox from "./Sandbox.js"
@@ -60,26 +63,28 @@ export const readFile = (options: Options = {}): Tools.Tool => {
     display: { kind: "read", title: (args) => `Read ${args.path}`, paths: (args) => [args.path] },
     prepare: (args, context) =>
       Effect.map(confine("read_file", context.cwd, args.path), (target) => ({
-        run: Effect.tryPromise({
-          try: async () => {
-            // Non-blocking: opening a FIFO or a device must not wait (a timed-out open
-            // cannot be stopped and would hold one of the few file-system threads).
-            // Opened through the checked directory: a link swapped in since is not followed.
-            const handle = await openForReading(target.root, target.relative)
-            try {
-              const stat = await handle.stat()
-              if (!stat.isFile()) throw new Error(notAFile(target.relative, stat))
-              const size = stat.size
-              const buffer = Buffer.alloc(Math.min(size, cap))
-              const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-              const text = buffer.subarray(0, bytesRead).toString("utf8")
-              return size > cap ? `${text}\n[file truncated: ${size - cap} more bytes]` : text
-            } finally {
-              await handle.close()
-            }
-          },
-          catch: failed("read_file"),
-        }),
+        run: context.host?.readTextFile !== undefined
+          ? Effect.map(Hosted.read("read_file", context.host, context.host.readTextFile, target), (text) => Hosted.capped(text, cap))
+          : Effect.tryPromise({
+            try: async () => {
+              // Non-blocking: opening a FIFO or a device must not wait (a timed-out open
+              // cannot be stopped and would hold one of the few file-system threads).
+              // Opened through the checked directory: a link swapped in since is not followed.
+              const handle = await openForReading(target.root, target.relative)
+              try {
+                const stat = await handle.stat()
+                if (!stat.isFile()) throw new Error(notAFile(target.relative, stat))
+                const size = stat.size
+                const buffer = Buffer.alloc(Math.min(size, cap))
+                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+                const text = buffer.subarray(0, bytesRead).toString("utf8")
+                return size > cap ? `${text}\n[file truncated: ${size - cap} more bytes]` : text
+              } finally {
+                await handle.close()
+              }
+            },
+            catch: failed("read_file"),
+          }),
       })),
   })
 }
@@ -136,6 +141,11 @@ export const writeFile = (options: Options = {}): Tools.Tool =>
                 detail: `it resolved to ${target.absolute} when permission was asked and to ${now.absolute} now`,
               }),
             )
+            : context.host?.writeTextFile !== undefined
+            ? Effect.as(
+              Hosted.write("write_file", context.host, context.host.writeTextFile, now, args.content, { createDirectories: true }),
+              `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${now.relative}`,
+            )
             : Effect.tryPromise({
               try: async () => {
                 // A temporary renamed over the target: never a write through another
@@ -183,19 +193,30 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
       ),
     }),
     display: { kind: "execute", title: (args) => `Run ${args.command}` },
-    prepare: (args, context) =>
-      Effect.succeed({
+    prepare: (args, context) => {
+      const timeoutMs = Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout)
+      const outputCapBytes = options.outputCapBytes ?? 32 * 1024
+      return Effect.succeed({
         permission: { kind: "command" as const },
         run: sandboxFor(options.sandbox ?? "auto", (options.commandEnv ?? process.env).PATH).pipe(
           Effect.flatMap((sandbox) =>
-            runCommand({
-              command: args.command,
-              cwd: context.cwd,
-              timeoutMs: Math.min(args.timeoutMs ?? defaultTimeout, maxTimeout),
-              outputCapBytes: options.outputCapBytes ?? 32 * 1024,
-              ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
-              ...(sandbox === undefined ? {} : { sandbox }),
-            })
+            context.host?.runCommand !== undefined
+              // The client's terminal runs what a child process would: the sandbox around the shell.
+              ? Hosted.run(context.host, context.host.runCommand, {
+                command: args.command,
+                ...(sandbox?.wrap(args.command, context.cwd) ?? { file: "/bin/sh", args: ["-c", args.command] }),
+                cwd: context.cwd,
+                timeoutMs,
+                outputCapBytes,
+              })
+              : runCommand({
+                command: args.command,
+                cwd: context.cwd,
+                timeoutMs,
+                outputCapBytes,
+                ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
+                ...(sandbox === undefined ? {} : { sandbox }),
+              })
           ),
           Effect.flatMap((result) =>
             result.exitCode === 0
@@ -209,7 +230,8 @@ export const runCommandTool = (options: Options = {}): Tools.Tool => {
               )
           ),
         ),
-      }),
+      })
+    },
   })
 }
 

@@ -5,15 +5,19 @@
  * times it occurs), so the model reads the file again or gives more context
  * instead of guessing. The file is written the way `write_file` writes —
  * confined the same way, checked again when it runs, a temporary renamed over
- * the target — and the result carries the unified diff of the change.
+ * the target — and the result carries the unified diff of the change. Where
+ * the session's client offers them (`ToolHost`), the text is read from it (an
+ * editor's unsaved buffer) and the edited text written back through it.
  */
 import { Effect, Schema } from "effect"
 import type { Options } from "./Builtins.js"
-import { confine } from "./internal/confine.js"
+import { type Confined, confine } from "./internal/confine.js"
+import * as Hosted from "./internal/Hosted.js"
 import { openForReading } from "./internal/inside.js"
 import { describeNonFile, replaceFile } from "./internal/replace.js"
 import * as TextEdit from "./internal/TextEdit.js"
 import { PathOutsideCwd, ToolFailed } from "./ToolError.js"
+import type { ToolHost } from "./ToolHost.js"
 import * as Tools from "./Tools.js"
 
 /** Files larger than this are not edited in memory (default of `Options.editCapBytes`). */
@@ -36,6 +40,30 @@ const readText = async (root: string, relative: string, cap: number): Promise<st
     await handle.close()
   }
 }
+
+/** The file's text, from the session's client when it offers to read (its buffer may not be saved), else from disk. */
+const current = (target: Confined, cap: number, host: ToolHost | undefined): Effect.Effect<string, ToolFailed> => {
+  if (host?.readTextFile === undefined) {
+    return Effect.tryPromise({
+      try: () => readText(target.root, target.relative, cap),
+      catch: (error) => refused(error instanceof Error ? error.message : String(error)),
+    })
+  }
+  return Effect.filterOrFail(
+    Hosted.read("edit_file", host, host.readTextFile, target),
+    (text) => Buffer.byteLength(text, "utf8") <= cap,
+    (text) => refused(`${target.relative} is ${Buffer.byteLength(text, "utf8")} bytes, more than the ${cap} bytes edit_file edits`),
+  )
+}
+
+/** Writes the edited text back where it was read from: through the session's client when it offers to write. */
+const store = (target: Confined, after: string, host: ToolHost | undefined): Effect.Effect<void, ToolFailed> =>
+  host?.writeTextFile === undefined
+    ? Effect.tryPromise({
+      try: () => replaceFile(target.absolute, target.relative, after),
+      catch: (error) => refused(error instanceof Error ? error.message : String(error)),
+    })
+    : Hosted.write("edit_file", host, host.writeTextFile, target, after)
 
 /**
  * The edits that replace `oldText` in `content`, or why there are none. A file
@@ -106,25 +134,15 @@ export const editFile = (options: Options = {}): Tools.Tool =>
             )
             : !now.exists
             ? Effect.fail(refused(`${now.relative} does not exist: create it with write_file`))
-            : Effect.flatMap(
-              Effect.tryPromise({
-                try: () => readText(now.root, now.relative, options.editCapBytes ?? EDIT_CAP_BYTES),
-                catch: (error) => refused(error instanceof Error ? error.message : String(error)),
-              }),
-              (content) => {
-                const planned = plan(now.relative, content, args.old_text, args.new_text, args.replace_all === true)
-                if ("refused" in planned) return Effect.fail(refused(planned.refused))
-                const after = TextEdit.apply(content, planned.edits)
-                return Effect.tryPromise({
-                  try: async () => {
-                    await replaceFile(now.absolute, now.relative, after)
-                    const n = planned.edits.length
-                    const diff = TextEdit.unifiedDiff(now.relative, content, planned.edits)
-                    return `edited ${now.relative}: ${n === 1 ? "1 replacement" : `${n} replacements`}\n${diff}`
-                  },
-                  catch: (error) => refused(error instanceof Error ? error.message : String(error)),
-                })
-              },
-            )),
+            : Effect.flatMap(current(now, options.editCapBytes ?? EDIT_CAP_BYTES, context.host), (content) => {
+              const planned = plan(now.relative, content, args.old_text, args.new_text, args.replace_all === true)
+              if ("refused" in planned) return Effect.fail(refused(planned.refused))
+              const after = TextEdit.apply(content, planned.edits)
+              const n = planned.edits.length
+              return Effect.as(
+                store(now, after, context.host),
+                `edited ${now.relative}: ${n === 1 ? "1 replacement" : `${n} replacements`}\n${TextEdit.unifiedDiff(now.relative, content, planned.edits)}`,
+              )
+            })),
       })),
   })

@@ -13,6 +13,7 @@ import { Context, Duration, Effect, Either, Layer, ParseResult, Schema } from "e
 import type { SessionId } from "@turnlog/protocol"
 import type { LlmAdapter } from "@turnlog/llm"
 import { parametersOf } from "./internal/jsonSchema.js"
+import type { ToolHost } from "./ToolHost.js"
 import { InvalidArguments, type ToolError, ToolTimeout, UnknownTool } from "./ToolError.js"
 
 /** Where a call runs. */
@@ -21,6 +22,8 @@ export interface ToolContext {
   readonly callId: string
   /** The session's working directory; tools stay inside it. */
   readonly cwd: string
+  /** The session's client, when it reads, writes or runs for the tools (an editor); absent, the disk and child processes. */
+  readonly host?: ToolHost
 }
 
 /** What a call needs the user's consent for; reads need none. */

@@ -173,7 +173,9 @@ export class RunView {
         this.pending.add(update.callId)
         return this.say(`tool ${title}`)
       }
+      // (Only an editor runs commands in a terminal of its own: `tool-terminal`.)
       case "tool-running":
+      case "tool-terminal":
         return
       case "tool-result": {
         this.pending.delete(update.callId)

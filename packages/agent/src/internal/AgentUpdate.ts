@@ -14,6 +14,8 @@ export type AgentUpdate =
     readonly arguments: string
   }
   | { readonly type: "tool-running"; readonly callId: string; readonly name: string }
+  /** The running call's command shows in the client's terminal `terminalId` (see `ToolHost`). */
+  | { readonly type: "tool-terminal"; readonly callId: string; readonly name: string; readonly terminalId: string }
   | {
     readonly type: "tool-result"
     readonly callId: string

@@ -49,7 +49,11 @@ const execute = (
 ): Effect.Effect<Events.ToolOutcome> =>
   Effect.gen(function*() {
     const { journal } = deps
-    const context: Tools.ToolContext = { sessionId: journal.id, callId: call.id, cwd: journal.cwd }
+    const host = deps.hosts === undefined ? undefined : yield* deps.hosts.hostFor(
+      { sessionId: journal.id, callId: call.id },
+      (terminalId) => deps.emit({ type: "tool-terminal", callId: call.id, name: call.name, terminalId }),
+    )
+    const context: Tools.ToolContext = { sessionId: journal.id, callId: call.id, cwd: journal.cwd, ...(host === undefined ? {} : { host }) }
     const mode = SessionLog.modeOf(yield* Journal.history(journal))
     if (call.name === PlanExit.NAME && mode !== "read-only") {
       return yield* new ToolFailed({ tool: call.name, detail: `the session is in ${mode} mode, not read-only: there is no plan mode to leave` })

@@ -14,6 +14,7 @@ import type { StoreError } from "@turnlog/store"
 import type { AgentUpdate } from "./AgentUpdate.js"
 import type * as Permissions from "../Permissions.js"
 import type * as SystemPrompt from "../SystemPrompt.js"
+import type * as ToolHost from "../ToolHost.js"
 import type * as Tools from "../Tools.js"
 import * as Events from "./Events.js"
 import type { Journal, Writer } from "./Journal.js"
@@ -52,6 +53,8 @@ export interface TurnDeps {
   readonly cancel: Deferred.Deferred<void>
   /** Builds each request's system prompt; absent, `config.system` is sent as it is. */
   readonly systemPrompt?: SystemPrompt.Service
+  /** Where a session's client reads, writes and runs for the tools; absent, they use the disk and child processes. */
+  readonly hosts?: ToolHost.Service
 }
 
 /** `Some` with the effect's value, or `None` when the user cancelled first. */

@@ -50,6 +50,13 @@ class Output {
   }
 }
 
+/** `text` as the model sees a command's output: cut at `cap` bytes, with what was cut counted. */
+export const capOutput = (text: string, cap: number): string => {
+  const output = new Output(cap)
+  output.add(Buffer.from(text, "utf8"))
+  return output.text()
+}
+
 /** How long output is still read after the shell exits, for a job it left holding the pipes. */
 const DRAIN_MS = 100
 

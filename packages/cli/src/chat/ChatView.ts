@@ -233,7 +233,9 @@ export class ChatView {
         )
       case "compaction":
         return this.compaction(update)
+      // (Only an editor runs commands in a terminal of its own: `tool-terminal`.)
       case "turn-start":
+      case "tool-terminal":
         return
       case "turn-end":
         this.streaming = undefined

@@ -4,7 +4,7 @@
  * unless the config says `"permissions": "allow"` or `"deny"`.
  */
 import { Duration, Effect, Either, Layer, Option } from "effect"
-import { AcpServer, CallIds, PermissionBridge, Stdio } from "@turnlog/acp"
+import { AcpServer, CallIds, EditorHost, PermissionBridge, Stdio } from "@turnlog/acp"
 import { StoreError } from "@turnlog/store"
 import * as AcpAuthMethod from "../AcpAuthMethod.js"
 import * as AcpEarly from "../AcpEarly.js"
@@ -41,7 +41,8 @@ export const acp = (settings: Settings, reload: Effect.Effect<Settings, UsageErr
       // Counted as the loop prepares them, so a permission question names the call as the editor sees it.
       tools: CallIds.layerTools.pipe(Layer.provide(Layers.toolsLayer(settings))),
     }).pipe(
-      Layer.provideMerge(Layer.merge(PermissionBridge.layer, CallIds.layer)),
+      // The editor's file system and terminal, for the sessions whose editor offers them.
+      Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, EditorHost.layer)),
       // The editor's MCP servers, per session; any still running stop with the command.
       Layer.provideMerge(Layers.mcpLayer(settings)),
     )

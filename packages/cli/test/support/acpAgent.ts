@@ -21,6 +21,8 @@ export const agent = async (
     readonly env?: Readonly<Record<string, string>>
     /** Answers the agent's permission questions (without it, the client has no answer to give). */
     readonly permission?: (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse
+    /** Adds the editor's own handlers (its file system, its terminal). */
+    readonly editor?: (client: acp.ClientApp) => acp.ClientApp
   } = {},
 ) => {
   const child = spawn(process.execPath, [BIN, ...(options.args ?? []), "acp"], {
@@ -37,8 +39,9 @@ export const agent = async (
     new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
   )
-  const client = acp.client({ name: "turnlog-tests" })
+  const base = acp.client({ name: "turnlog-tests" })
     .onNotification("session/update", ({ params }) => void updates.push(params.update))
+  const client = options.editor === undefined ? base : options.editor(base)
   const permission = options.permission
   await (permission === undefined
     ? client
