@@ -9,7 +9,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Builtins } from "@turnlog/agent"
 import { Memory } from "@turnlog/store"
-import { AcpServer, CallIds, Modes, PermissionBridge, Stdio } from "@turnlog/acp"
+import { AcpServer, CallIds, EditorHost, Modes, PermissionBridge, Stdio } from "@turnlog/acp"
 import * as FakeLoop from "./fakeLoop.js"
 
 const PROJECT = process.cwd()
@@ -32,7 +32,7 @@ const serve = async (prefix: string, answered: Stdio.Answered | undefined, rest:
   const fake = await Effect.runPromise(FakeLoop.make([]))
   const layer = fake.layer.pipe(
     Layer.provide(PermissionBridge.layerPermissions),
-    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, Builtins.layer(), Memory.layerMemory)),
+    Layer.provideMerge(Layer.mergeAll(PermissionBridge.layer, CallIds.layer, EditorHost.layer, Builtins.layer(), Memory.layerMemory)),
   )
   const runtime = ManagedRuntime.make(layer)
   runtimes.push(runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>)
