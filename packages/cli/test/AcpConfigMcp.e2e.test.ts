@@ -61,9 +61,9 @@ describe("the config's mcpServers under acp", () => {
       await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })
       const { sessionId } = await ctx.request("session/new", { cwd: workspace, mcpServers: [everything("everything", editors)] })
       running = {
-        shadowed: Processes.processesWith(shadowed).length,
-        extra: Processes.processesWith(extra).length,
-        editors: Processes.processesWith(editors).length,
+        shadowed: Processes.programsWith(shadowed).length,
+        extra: Processes.programsWith(extra).length,
+        editors: Processes.programsWith(editors).length,
       }
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Echo." }] })
     })
