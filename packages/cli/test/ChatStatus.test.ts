@@ -112,6 +112,56 @@ describe("a compaction in the interactive session", () => {
   })
 })
 
+describe("/compact in the interactive session", () => {
+  it("shows the same status line as the loop's compaction while the summary is asked for, then what it came to", async () => {
+    const long = (label: string) => Array.from({ length: 400 }, (_, i) => `${label}${i}`.padEnd(15, "x")).join(" ")
+    const s = await open(
+      [
+        [...text(long("a")), stop],
+        [...text(long("b")), stop],
+        { chunks: [...text("The user asked ", "for two long answers."), stop], delayMs: 20 },
+      ],
+      { modelInfo: { contextWindow: 8000, maxTokens: 500 } },
+      { rows: 20 },
+    )
+    s.send("first")
+    await s.terminal.until((t) => t.includes("a399"), "the first answer")
+    s.send("second")
+    await s.terminal.until((t) => t.includes("b399"), "the second answer")
+    s.send("/compact")
+    const during = await s.terminal.until((t) => t.includes("compacting"), "the compaction under way")
+    expect(during).toContain(" › /compact\n compacting: summarising the older history to make room…")
+    const after = await s.terminal.until((t) => t.includes("older history summarised"), "the compaction's outcome")
+    expect(after).not.toContain("compacting:")
+    const id = await s.quit()
+    const compaction = (await s.events(id)).find((e) => e.type === "context/compaction")!
+    const { tokensBefore, tokensAfter } = compaction.data as { tokensBefore: number; tokensAfter: number }
+    expect(after).toContain(` › /compact\n older history summarised (${tokensBefore} → ${tokensAfter} tokens)\n`)
+  })
+
+  it("says in the same line when there is nothing to compact", async () => {
+    const s = await open([[...text("Short."), stop]], { modelInfo: { contextWindow: 8000, maxTokens: 500 } })
+    s.send("one")
+    await s.terminal.until((t) => t.includes("Short."), "the answer")
+    s.send("/compact")
+    const said = await s.terminal.until((t) => t.includes("nothing to compact"), "the outcome")
+    expect(said).toMatch(/ › \/compact\n nothing to compact: all \d+ tokens of history are recent\n/)
+    expect(said).not.toContain("compacting:")
+    await s.quit()
+  })
+
+  it("leaves no status line when the compaction fails, only why", async () => {
+    const s = await open([[...text("Short."), stop]])
+    s.send("one")
+    await s.terminal.until((t) => t.includes("Short."), "the answer")
+    s.send("/compact")
+    const said = await s.terminal.until((t) => t.includes("declares no context window"), "the failure")
+    expect(said).toContain(" › /compact\n scripted/test-model declares no context window, so its sessions are not\n compacted\n")
+    expect(said).not.toContain("compacting:")
+    await s.quit()
+  })
+})
+
 describe("/export in the interactive session", () => {
   it("writes the session's HTML page to turnlog-<id>.html here, or to the file named, and says where", async () => {
     const s = await open([[...text("The answer is **forty-two**."), stop]])

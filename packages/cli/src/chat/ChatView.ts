@@ -275,6 +275,19 @@ export class ChatView {
   }
 
   /**
+   * A compaction that ended without a summary: its status line says why
+   * (`said`: nothing to cut), or goes (it failed, and the failure is said below).
+   */
+  endCompaction(said?: string): void {
+    const line = this.compacting
+    this.compacting = undefined
+    if (line === undefined) return said === undefined ? undefined : this.note(said)
+    if (said === undefined) this.transcript.removeChild(line)
+    else line.setText(Style.gray(visible(said)))
+    this.tui.requestRender()
+  }
+
+  /**
    * Asks whether a tool may run. The editor gives way to the choices until
    * one is taken (Esc rejects); `withdraw` takes the question away unanswered
    * (the turn was cancelled).

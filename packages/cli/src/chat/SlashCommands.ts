@@ -11,7 +11,6 @@ import { AgentLoop } from "@turnlog/agent"
 import type { SessionId } from "@turnlog/protocol"
 import type { SessionStore, StoreError } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
-import { outcome } from "../commands/Compact.js"
 import * as Doctor from "../commands/Doctor.js"
 import { render } from "../commands/Sessions.js"
 import type { ChatView } from "./ChatView.js"
@@ -45,7 +44,7 @@ export const help = (): string =>
   ].join("\n")
 
 export interface Deps {
-  readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick">
+  readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick" | "apply" | "endCompaction">
   readonly loop: AgentLoop.Service
   readonly store: SessionStore.Service
   /** The session and model in use; `/new` and `/model` change them. */
@@ -145,10 +144,17 @@ export const make = (deps: Deps) => {
           return "stay" as const
         })
       case "compact":
-        return deps.loop.compact(state.id, argument === "" ? {} : { focus: argument }).pipe(
+        // The same status line as a compaction the loop starts: said while the summary is asked for.
+        return Effect.suspend(() => {
+          view.apply({ type: "compaction", phase: "start" })
+          return deps.loop.compact(state.id, argument === "" ? {} : { focus: argument })
+        }).pipe(
+          Effect.tapError(() => Effect.sync(() => view.endCompaction())),
           Effect.catchTag("CompactionFailed", (e) => Effect.fail(new CommandFailed({ message: e.message }))),
           Effect.map((done) => {
-            view.note(outcome(state.id, done))
+            if (done._tag === "compacted") {
+              view.apply({ type: "compaction", phase: "done", tokensBefore: done.tokensBefore, tokensAfter: done.tokensAfter })
+            } else view.endCompaction(`nothing to compact: all ${done.tokens} tokens of history are recent`)
             return "stay"
           }),
         )
