@@ -1,12 +1,11 @@
 // `/compact <focus>` in an editor, through the real `turnlog acp` and the
 // loopback Anthropic wire: the command is advertised as taking input, and the
 // focus reaches the summary request the session's model is sent.
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { agent } from "./support/acpAgent.js"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 60_000 })
@@ -22,24 +21,17 @@ describe("/compact <focus>", () => {
   afterAll(() => server.close())
 
   it("is advertised with an input hint and asks the summary to keep the focus in view", async () => {
-    const home = tempDir("compact-focus")
-    const cwd = tempDir("compact-focus-cwd")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "local/small",
-        providers: {
-          local: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOCAL_TEST_KEY",
-            models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "local/small",
+      providers: {
+        local: {
+          api: "anthropic-messages",
+          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
         },
-        compaction: { keepRecentTokens: 2000 },
-      }),
-    )
-    const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
+      },
+      compaction: { keepRecentTokens: 2000 },
+    }, "compact")
+    const cwd = tempDir("compact-focus-cwd")
     for (let i = 1; i <= 3; i++) {
       server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
       const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
@@ -57,7 +49,7 @@ describe("/compact <focus>", () => {
         sessionId: sessionId!,
         prompt: [{ type: "text", text: "/compact  the fork command's tests " }],
       })
-    }, { env: { TURNLOG_SCRIPTED_MODEL: "", LOCAL_TEST_KEY: "sk-compact-0123456789" } })
+    }, { env: env })
     expect(editor.code, editor.stderr).toBe(0)
     expect(answered).toEqual({ stopReason: "end_turn" })
 

@@ -9,6 +9,7 @@ import type * as acp from "@agentclientprotocol/sdk"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { agent } from "./support/acpAgent.js"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 })
@@ -22,22 +23,16 @@ describe("an editor's file system and terminal", () => {
   afterAll(() => server.close())
 
   it("serve read_file, write_file and run_command; the model sees what the editor returned", async () => {
-    const home = tempDir("editorfs-home")
-    const workspace = tempDir("editorfs-ws")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/m",
-        providers: {
-          loop: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/m",
+      providers: {
+        loop: {
+          api: "anthropic-messages",
+          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
         },
-      }),
-    )
+      },
+    }, "editorfs")
+    const workspace = tempDir("editorfs-ws")
     // On disk the file says something else: the model must see the editor's buffer.
     writeFileSync(join(workspace, "notes.md"), "saved text\n")
     server.enqueue({
@@ -58,7 +53,7 @@ describe("an editor's file system and terminal", () => {
       sessionId = (await ctx.request("session/new", { cwd: workspace, mcpServers: [] })).sessionId
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Check the notes." }] })
     }, {
-      env: { TURNLOG_SCRIPTED_MODEL: "", LOOP_TEST_KEY: "sk-editorfs-0123456789" },
+      env: env,
       permission: () => ({ outcome: { outcome: "selected", optionId: "allow-once" } }),
       editor: (client) =>
         client

@@ -4,11 +4,12 @@
 // part, is written to the log once (later turns' requests carry it from that
 // one event), replays on session/load, and is in the export; a model whose
 // entry takes text only refuses it in one sentence and nothing is stored.
-import { readFileSync, statSync, writeFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { agent } from "./support/acpAgent.js"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -27,23 +28,16 @@ describe("an image in an ACP prompt", () => {
   afterAll(() => server.close())
 
   it("reaches a model that takes images, is logged once across three turns, replays on load and is exported", async () => {
-    const home = tempDir("acp-image-home")
-    const cwd = tempDir("acp-image-cwd")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/vision",
-        providers: {
-          loop: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "vision", input: ["text", "image"] }, { id: "plain" }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/vision",
+      providers: {
+        loop: {
+          api: "anthropic-messages",
+          models: [{ id: "vision", input: ["text", "image"] }, { id: "plain" }],
         },
-      }),
-    )
-    const env = { TURNLOG_SCRIPTED_MODEL: "", LOOP_TEST_KEY: "sk-image-0123456789" }
+      },
+    }, "image")
+    const cwd = tempDir("acp-image-cwd")
     server.enqueue(
       { blocks: [{ type: "text", text: "A picture of noise." }] },
       { blocks: [{ type: "text", text: "Still noise." }] },

@@ -2,12 +2,11 @@
 // Anthropic wire: under `acp` each call is sent as a `plan` update with its
 // exact entries, and loading the session sends the latest plan again after
 // the history; `run` shows the plan as a checklist on stderr.
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { agent } from "./support/acpAgent.js"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 })
@@ -37,23 +36,16 @@ describe("the model's plan", () => {
   afterAll(() => server.close())
 
   it("is sent to the editor as plan updates, again on load, and shown by run as a checklist", async () => {
-    const home = tempDir("plan-home")
-    const workspace = tempDir("plan-ws")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/m",
-        providers: {
-          loop: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/m",
+      providers: {
+        loop: {
+          api: "anthropic-messages",
+          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
         },
-      }),
-    )
-    const env = { TURNLOG_SCRIPTED_MODEL: "", LOOP_TEST_KEY: "sk-plan-0123456789" }
+      },
+    }, "plan")
+    const workspace = tempDir("plan-ws")
     server.enqueue(todoCall("toolu_1", first))
     server.enqueue({ blocks: [{ type: "text", text: "Started." }] })
     let sessionId = ""

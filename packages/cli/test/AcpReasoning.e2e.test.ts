@@ -3,12 +3,11 @@
 // config option, set by session/set_config_option, carried by the next
 // request's body, restored by session/load from the log; a model that does not
 // reason is not offered it; `run --reasoning` sets it the same way.
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { agent } from "./support/acpAgent.js"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { logLines, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 })
@@ -37,26 +36,19 @@ describe("reasoning effort", () => {
   afterAll(() => server.close())
 
   it("is a config option for a model that reasons, sent on the wire, kept in the log and restored on load", async () => {
-    const home = tempDir("reasoning-home")
-    const workspace = tempDir("reasoning-ws")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/thinker",
-        providers: {
-          loop: {
-            api: "openai-responses",
-            baseUrl: server.baseUrl("openai-responses"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [
-              { id: "thinker", contextWindow: 200000, maxTokens: 8192, reasoning: true },
-              { id: "plain", contextWindow: 200000, maxTokens: 8192 },
-            ],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/thinker",
+      providers: {
+        loop: {
+          api: "openai-responses",
+          models: [
+            { id: "thinker", contextWindow: 200000, maxTokens: 8192, reasoning: true },
+            { id: "plain", contextWindow: 200000, maxTokens: 8192 },
+          ],
         },
-      }),
-    )
-    const env = { TURNLOG_SCRIPTED_MODEL: "", LOOP_TEST_KEY: "sk-reasoning-0123456789" }
+      },
+    }, "reasoning")
+    const workspace = tempDir("reasoning-ws")
     const effortSent = (index: number) => (server.requests()[index]!.body as { reasoning?: { effort?: string } }).reasoning?.effort
 
     let sessionId = ""

@@ -3,10 +3,9 @@
 // estimates before and after are printed, `show` marks what was compacted,
 // and the next `run --continue` sends the summary instead of the old turns.
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
@@ -23,24 +22,17 @@ describe("turnlog compact", () => {
 
   /** A session of three long answered turns on the loopback provider over `api`, in a fresh home. */
   const threeLongTurns = async (label: string, api: Loopback.Api) => {
-    const home = tempDir(label)
-    const cwd = tempDir(`${label}-cwd`)
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "local/small",
-        providers: {
-          local: {
-            api,
-            baseUrl: server.baseUrl(api),
-            apiKeyEnv: "LOCAL_TEST_KEY",
-            models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "local/small",
+      providers: {
+        local: {
+          api,
+          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
         },
-        compaction: { keepRecentTokens: 2000 },
-      }),
-    )
-    const env = { TURNLOG_HOME: home, LOCAL_TEST_KEY: "sk-compact-0123456789" }
+      },
+      compaction: { keepRecentTokens: 2000 },
+    }, "compact")
+    const cwd = tempDir(`${label}-cwd`)
     for (let i = 1; i <= 3; i++) {
       server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
       const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]

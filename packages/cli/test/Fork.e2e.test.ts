@@ -4,10 +4,9 @@
 // turn; `show` says where the fork came from; `doctor` finds it clean; the
 // original is untouched; a turn the session does not have is a usage error
 // naming the range.
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 })
@@ -30,23 +29,16 @@ describe("turnlog fork", () => {
   afterAll(() => server.close())
 
   it("copies the session up to a turn into a new one that continues natively and says where it came from", async () => {
-    const home = tempDir("fork-home")
-    const cwd = tempDir("fork-cwd")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/m",
-        providers: {
-          loop: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192, reasoning: true }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/m",
+      providers: {
+        loop: {
+          api: "anthropic-messages",
+          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192, reasoning: true }],
         },
-      }),
-    )
-    const env = { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-fork-0123456789" }
+      },
+    }, "fork")
+    const cwd = tempDir("fork-cwd")
     const run = async (id: string, args: ReadonlyArray<string>) => {
       const before = server.requests().length
       server.enqueue(signedReply(id))

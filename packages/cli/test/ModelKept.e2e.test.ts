@@ -2,10 +2,9 @@
 // talk to the route the session's last request used, not the config's model;
 // `--model` switches it, says so on stderr, and the history made on the other
 // provider is still sent (degraded where its replay state cannot be used).
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
+import { loopbackHome } from "./support/loopbackHome.js"
 import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -19,29 +18,20 @@ describe("the session's model", () => {
   afterAll(() => server.close())
 
   it("is kept by --continue and --session; --model switches it and says so", async () => {
-    const home = tempDir("model-home")
-    const cwd = tempDir("model-cwd")
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        model: "loop/m",
-        providers: {
-          loop: {
-            api: "anthropic-messages",
-            baseUrl: server.baseUrl("anthropic-messages"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
-          },
-          other: {
-            api: "openai-completions",
-            baseUrl: server.baseUrl("openai-completions"),
-            apiKeyEnv: "LOOP_TEST_KEY",
-            models: [{ id: "big", contextWindow: 200000, maxTokens: 8192 }],
-          },
+    const { home, env } = loopbackHome(server, {
+      model: "loop/m",
+      providers: {
+        loop: {
+          api: "anthropic-messages",
+          models: [{ id: "m", contextWindow: 200000, maxTokens: 8192 }],
         },
-      }),
-    )
-    const env = { TURNLOG_HOME: home, LOOP_TEST_KEY: "sk-model-0123456789" }
+        other: {
+          api: "openai-completions",
+          models: [{ id: "big", contextWindow: 200000, maxTokens: 8192 }],
+        },
+      },
+    }, "model")
+    const cwd = tempDir("model-cwd")
     const turn = async (args: ReadonlyArray<string>, answer: string) => {
       const before = server.requests().length
       server.enqueue({ blocks: [{ type: "text", text: answer }] })
