@@ -29,7 +29,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import type { PgClient } from "@effect/sql-pg"
-import { type Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { type Holder, LeaseLost, SessionLocked, StaleWriter, type StoreError, StoreIOError } from "../StoreError.js"
 import { holderIn } from "./PgConnection.js"
@@ -40,7 +40,10 @@ export interface LeaseContext {
   readonly sql: PgClient.PgClient
   /** The database as errors name it. */
   readonly where: string
-  /** How long a write may wait for the server before the lease is given up. */
+  /**
+   * How long a write may wait for the server before the lease is given up; a
+   * large write gets more (see `timeoutFor`).
+   */
   readonly writeTimeout: Duration.Duration
   /** The connection whose life the leases of this store are. */
   readonly leases: LeaseConnection
@@ -158,12 +161,24 @@ const connectionAlive = (error: SqlError): boolean => {
   return severity !== "FATAL" && severity !== "PANIC" && !code.startsWith("08") && !code.startsWith("57P")
 }
 
-const columns = (events: ReadonlyArray<SessionLog.SessionEvent>) => [
-  events.map((e) => e.seq),
-  events.map((e) => e.type),
-  events.map((e) => e.time),
-  events.map((e) => JSON.stringify(e.data)),
-]
+const columns = (events: ReadonlyArray<SessionLog.SessionEvent>) => {
+  const data = events.map((e) => JSON.stringify(e.data))
+  let chars = 0
+  for (const d of data) chars += d.length
+  return { params: [events.map((e) => e.seq), events.map((e) => e.type), events.map((e) => e.time), data], chars }
+}
+
+/** The slowest rate a live server is assumed to take a write's data at: 1 MiB per second. */
+const SLOWEST_CHARS_PER_MS = 1_048_576 / 1_000
+
+/**
+ * The wait for a write of `chars` characters of event data: the configured
+ * timeout plus the time the data takes at the slowest rate. A 150 MB import
+ * is not a dead server after 30 s on a busy machine; the lease connection's
+ * pings still find a dead one within the configured timeout.
+ */
+export const timeoutFor = (writeTimeout: Duration.Duration, chars: number): Duration.Duration =>
+  Duration.sum(writeTimeout, Duration.millis(Math.ceil(chars / SLOWEST_CHARS_PER_MS)))
 
 /** Takes the lease of `id` for this store, or fails with `SessionLocked` naming the holder. */
 export const acquireLease = (
@@ -255,11 +270,12 @@ export const acquireLease = (
       rows: number,
       first: boolean,
       firstSeq: number,
+      timeout: Duration.Duration = writeTimeout,
     ): Effect.Effect<void, StoreError> =>
       sql.unsafe(statement, params as Array<unknown>).raw.pipe(
         // The write is given up at the timeout, not after the driver's cancel of it, which travels the same dead path.
         Effect.disconnect,
-        Effect.timeoutFail({ duration: writeTimeout, onTimeout: () => "timeout" as const }),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => "timeout" as const }),
         // The lease connection found gone while the write waits: the leases are lost now, not at the timeout.
         // Interruptible even where the write is not (a closing scope's flush), so the race ends with the write.
         (write) => Effect.raceFirst(write, Effect.interruptible(Effect.flatMap(holder.gone, (why) => Effect.fail({ gone: why })))),
@@ -303,10 +319,12 @@ export const acquireLease = (
         const firstSeq = events[0]!.seq
         const last = events[events.length - 1]!
         const { turns, firstMessage } = facts(events)
+        const stored = columns(events)
         const params = first
-          ? [...columns(events), ...headerRow, last.time, turns, firstMessage, last.seq, generation]
-          : [...columns(events), id, firstSeq - 1, last.seq, last.time, turns, firstMessage, generation]
-        return run(first ? statements.create : statements.append, params, events.length, first, firstSeq)
+          ? [...stored.params, ...headerRow, last.time, turns, firstMessage, last.seq, generation]
+          : [...stored.params, id, firstSeq - 1, last.seq, last.time, turns, firstMessage, generation]
+        const timeout = timeoutFor(writeTimeout, stored.chars)
+        return run(first ? statements.create : statements.append, params, events.length, first, firstSeq, timeout)
       })
 
     const remove: Effect.Effect<boolean, StoreError> = Effect.suspend(() => {
