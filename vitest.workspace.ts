@@ -1,9 +1,9 @@
 // Every package is one vitest project; tests live in each package's test/ folder.
 //
-// Two tiers. The fast tier (`npm test`) is every `*.test.ts` that runs in
-// process; the slow tier (`npm run test:e2e`, TURNLOG_TIER=e2e) is every
-// `*.e2e.test.ts`: child processes, signals, crashes, PostgreSQL, packed
-// packages, browsers. TURNLOG_TIER=all runs both.
+// Two tiers (see vitest.tier.ts). The fast tier (`npm test`) is every
+// `*.test.ts` that runs in process; the slow tier (`npm run test:e2e`) is
+// every `*.e2e.test.ts`: child processes, signals, crashes, PostgreSQL,
+// packed packages, browsers. How the files share workers is in vitest.config.ts.
 //
 // The workspace's packages resolve through their "@turnlog/source" export
 // condition, so tests run the TypeScript sources, never a package's dist/.
@@ -12,6 +12,7 @@
 import { readdirSync } from "node:fs"
 import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineWorkspace } from "vitest/config"
+import { selected } from "./vitest.tier.js"
 
 const SOURCE = "@turnlog/source"
 
@@ -24,16 +25,6 @@ const nodeOptions = inherited.includes(`--conditions=${SOURCE}`)
   ? inherited
   : `${inherited} --conditions=${SOURCE}`.trim()
 
-// Naming an e2e file on the command line runs it without setting the tier.
-const namesE2e = process.argv.some((arg) => arg.includes(".e2e."))
-const tier = process.env.TURNLOG_TIER ?? (namesE2e ? "all" : "fast")
-const tiers: Record<string, { include: Array<string>; exclude: Array<string> }> = {
-  fast: { include: ["test/**/*.test.ts"], exclude: ["test/**/*.e2e.test.ts"] },
-  e2e: { include: ["test/**/*.e2e.test.ts"], exclude: [] },
-  all: { include: ["test/**/*.test.ts"], exclude: [] },
-}
-const selected = tiers[tier]
-if (selected === undefined) throw new Error(`TURNLOG_TIER is ${tier}; use fast, e2e or all`)
 
 // examples/: the packed packages installed into an app (see examples/test).
 const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), {
