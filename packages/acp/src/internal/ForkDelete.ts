@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import { isSessionId, SessionId, type SessionLog } from "@turnlog/protocol"
 import { Fork, type SessionStore } from "@turnlog/store"
 import * as Errors from "../Errors.js"
+import type { Connection } from "./Connection.js"
 import { requireAbsolute } from "./Cwd.js"
 import type { Params as OpenParams } from "./Open.js"
 import type { Run } from "./Runner.js"
@@ -37,8 +38,8 @@ export const parseFork = (params: unknown): ForkParams => {
 export interface Deps {
   readonly store: SessionStore.Service
   readonly run: Run
-  readonly sessions: ReadonlyMap<string, unknown>
-  readonly inFlight: ReadonlyMap<string, unknown>
+  /** The sessions open on this connection and its prompts in flight. */
+  readonly connection: Pick<Connection, "isOpen" | "isBusy">
   /** Closes a session open on this connection, as `session/close` does. */
   readonly close: (id: string) => Promise<void>
   /** Opens a session on this connection without replaying it (`session/resume`); answers its mode. */
@@ -48,8 +49,8 @@ export interface Deps {
 export const make = (deps: Deps) => {
   const remove = async (id: string): Promise<acp.DeleteSessionResponse> => {
     if (!isSessionId(id)) throw Errors.unknownSession(id)
-    if (deps.inFlight.has(id)) throw Errors.busy(id)
-    if (deps.sessions.has(id)) await deps.close(id)
+    if (deps.connection.isBusy(id)) throw Errors.busy(id)
+    if (deps.connection.isOpen(id)) await deps.close(id)
     await deps.run(deps.store.delete(SessionId.make(id)).pipe(Effect.mapError(Errors.fromAgentError)))
     return {}
   }

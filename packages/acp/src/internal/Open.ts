@@ -17,6 +17,7 @@ import * as Updates from "../Updates.js"
 import type { attacher } from "./Attach.js"
 import { requireAbsolute } from "./Cwd.js"
 import * as SessionView from "./SessionView.js"
+import type { Connection } from "./Connection.js"
 import type { Lifetime } from "./Lifetime.js"
 import { describeRecovery } from "./Recovery.js"
 import type { Run } from "./Runner.js"
@@ -31,9 +32,8 @@ export interface Deps {
   readonly lifetime: Lifetime
   readonly attach: ReturnType<typeof attacher>
   readonly sendTitle: (client: acp.AgentContext, id: string, title: string) => Effect.Effect<void>
-  /** The sessions open on the connection, as the client is shown them. */
-  readonly sessions: Map<string, Updates.View>
-  readonly inFlight: ReadonlyMap<string, unknown>
+  /** The sessions open on the connection (as the client is shown them) and its prompts in flight. */
+  readonly connection: Pick<Connection, "view" | "opened" | "isBusy">
   /** What the connection kept of an earlier opening (its model, its title sent). */
   readonly forget: (id: string) => void
   /** The MCP servers given, when the server does not start them. */
@@ -50,7 +50,7 @@ export type Params = { readonly sessionId: string; readonly cwd: string; readonl
 export const make = (deps: Deps) => async (client: acp.AgentContext, params: Params, replay: boolean): Promise<SessionLog.Mode> => {
   const id = params.sessionId
   requireAbsolute(params.cwd)
-  if (deps.inFlight.has(id)) throw Errors.busy(id)
+  if (deps.connection.isBusy(id)) throw Errors.busy(id)
   return deps.lifetime.using(id, async () => {
     const servers = await deps.mcpServers.start(params.mcpServers ?? [], params.cwd)
     let own: SessionTools = {}
@@ -73,7 +73,7 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
       if (plan !== undefined) await client.notify("session/update", { sessionId: id, update: plan })
     }
     await deps.run(deps.sendTitle(client, id, loaded.header.title ?? Updates.historyTitle(loaded.events)))
-    deps.sessions.set(id, view)
+    deps.connection.opened(id, view)
     await deps.run(deps.attach(client, id, view, Updates.rulesOf(loaded.events)))
     await deps.announce(client, id)
     deps.lifetime.opened(id, params.mcpServers ?? [], params.cwd)
@@ -91,10 +91,10 @@ export const make = (deps: Deps) => async (client: acp.AgentContext, params: Par
  * own; the standing answers taken up again.
  */
 export const reopened =
-  (deps: Pick<Deps, "sessions" | "callIds" | "attach" | "log" | "run">) =>
+  (deps: Pick<Deps, "connection" | "callIds" | "attach" | "log" | "run">) =>
   async (client: acp.AgentContext, id: string, loaded: SessionStore.LoadedSession, shownUntil: number): Promise<void> => {
     for (const line of describeRecovery(id, loaded.recovery)) deps.log(line)
-    const view = deps.sessions.get(id)
+    const view = deps.connection.view(id)
     if (view === undefined) return
     deps.callIds.forget(id)
     const shown = deps.callIds.session(id).shown

@@ -7,8 +7,14 @@ export const notify = (client: acp.AgentContext, sessionId: string, update: acp.
   // A client that went away cannot be told; the turn still ends durably.
   Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined))
 
+/** The sessions whose title the client was sent. */
+export interface Titled {
+  readonly has: (id: string) => boolean
+  readonly add: (id: string) => void
+}
+
 /** Sends a session's title unless it is empty or `titled` says the client has one. */
-export const sender = (titled: Set<string>) => (client: acp.AgentContext, id: string, title: string): Effect.Effect<void> =>
+export const sender = (titled: Titled) => (client: acp.AgentContext, id: string, title: string): Effect.Effect<void> =>
   title === "" || titled.has(id)
     ? Effect.void
     : Effect.zipRight(Effect.sync(() => titled.add(id)), notify(client, id, Updates.sessionInfo(title)))
