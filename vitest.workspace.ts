@@ -25,7 +25,6 @@ const nodeOptions = inherited.includes(`--conditions=${SOURCE}`)
   ? inherited
   : `${inherited} --conditions=${SOURCE}`.trim()
 
-
 // examples/: the packed packages installed into an app (see examples/test).
 const projects = [...packages.map((name) => ({ name, root: `packages/${name}` })), {
   name: "examples",
