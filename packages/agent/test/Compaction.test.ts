@@ -57,7 +57,8 @@ const setupFor = (api: Api, home?: string, compaction?: AgentLoop.CompactionSett
     const h = yield* setup([], {
       llm: smallLayer(server),
       config: { model: modelOf(api), ...(compaction === undefined ? {} : { compaction }) },
-      ...(home === undefined ? {} : { store: Jsonl.layerJsonl({ home }) }),
+      // On disk: a fresh process continues the session from its home.
+      ...(home === undefined ? { disk: true } : { store: Jsonl.layerJsonl({ home }) }),
     })
     return { ...h, server }
   })

@@ -68,7 +68,7 @@ describe("the log of a text turn", () => {
   for (const [deltas, limit] of [[20, 2048], [100, 3072]] as const) {
     it.scoped(`a ${deltas}-delta answer adds at most ${limit} bytes, every chunk kept in one batch`, () =>
       Effect.gen(function*() {
-        const h = yield* setup([answer(deltas)])
+        const h = yield* setup([answer(deltas)], { disk: true })
         const bytes = yield* turnBytes(h)
         expect(bytes).toBeLessThanOrEqual(limit)
         const events = yield* h.events()
@@ -80,7 +80,7 @@ describe("the log of a text turn", () => {
 
   it.scoped("a version-1 session is continued in version-1 events, one chunk per line, and costs what it did", () =>
     Effect.gen(function*() {
-      const h = yield* setup([answer(20)])
+      const h = yield* setup([answer(20)], { disk: true })
       const id = yield* versionOne(h)
       const before = sizeOf(h.home, id)
       yield* Stream.runDrain(h.loop.prompt(id as never, PROMPT))
@@ -90,7 +90,7 @@ describe("the log of a text turn", () => {
       expect(types.filter((t) => t === "assistant/chunk")).toHaveLength(answer(20).length)
       expect(types).not.toContain("assistant/chunks")
       // The same turn in a version-2 session costs less than half.
-      const v2 = yield* setup([answer(20)])
+      const v2 = yield* setup([answer(20)], { disk: true })
       const compact = yield* turnBytes(v2)
       expect(compact * 2).toBeLessThan(sizeOf(h.home, id) - before)
     }))
@@ -100,7 +100,7 @@ describe("the log of a long answer", () => {
   it.scoped("a 300 KB answer of 3,000 deltas is stored in its batches and its message, its block-end referring back across batches", () =>
     Effect.gen(function*() {
       const deltas = Array.from({ length: 3000 }, (_, i) => `w${i} `.padEnd(100, "x"))
-      const h = yield* setup([[...C.text(0, ...deltas), C.usage(1200, 3000), C.stop(ENVELOPE)]])
+      const h = yield* setup([[...C.text(0, ...deltas), C.usage(1200, 3000), C.stop(ENVELOPE)]], { disk: true })
       const bytes = yield* turnBytes(h)
       // The text twice (the deltas, the message) and the envelopes: 914,433 bytes when the block-end repeated it.
       expect(bytes).toBeLessThanOrEqual(615_000)
@@ -138,7 +138,7 @@ describe("batches and flushes", () => {
             return scripted.adapter.stream(request)
           })),
       }
-      const h = yield* setup([], { llm: Layer.succeed(LlmAdapter.LlmAdapter, adapter) })
+      const h = yield* setup([], { llm: Layer.succeed(LlmAdapter.LlmAdapter, adapter), disk: true })
       file = path.join(h.home, "sessions", `${h.id}.jsonl`)
       fs.writeFileSync(path.join(h.cwd, "notes.txt"), "plan")
       yield* h.prompt("what do the notes say?")
@@ -148,7 +148,7 @@ describe("batches and flushes", () => {
 
   it.scoped("a cancelled turn keeps the chunks it streamed", () =>
     Effect.gen(function*() {
-      const h = yield* setup([{ chunks: C.text(0, "half ", "an ", "answer").slice(0, 3), stall: true }])
+      const h = yield* setup([{ chunks: C.text(0, "half ", "an ", "answer").slice(0, 3), stall: true }], { disk: true })
       yield* h.loop.prompt(h.id, "go").pipe(
         Stream.runForEach((update) => (update.type === "text-delta" && update.text === "an " ? h.loop.cancel(h.id) : Effect.void)),
       )

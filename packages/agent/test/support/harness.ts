@@ -8,7 +8,7 @@ import { expect } from "@effect/vitest"
 import { Chunk, Context, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { LlmAdapter, Scripted } from "@turnlog/llm"
 import { type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
-import { Jsonl, SessionStore, StoreError } from "@turnlog/store"
+import { Jsonl, Memory, SessionStore, StoreError } from "@turnlog/store"
 import * as AgentLoop from "../../src/AgentLoop.js"
 import * as Builtins from "../../src/Builtins.js"
 import * as Permissions from "../../src/Permissions.js"
@@ -54,8 +54,10 @@ export interface Options {
   readonly failAppend?: (events: ReadonlyArray<SessionLog.SessionEvent>) => boolean
   /** A pause before each `open`, so that two callers can be inside it at once. */
   readonly openDelayMs?: number
-  /** The store layer; JSONL in a fresh temp home by default, as a real run writes it. */
+  /** The store layer; the memory store by default (see `disk`). */
   readonly store?: Layer.Layer<SessionStore.SessionStore, unknown>
+  /** The JSONL store in a fresh temp home (`home`), as a real run writes it, for a test about the disk. */
+  readonly disk?: boolean
 }
 
 export const DEFAULT_MODEL = "scripted/test-model"
@@ -71,7 +73,7 @@ export const setup = (script: ReadonlyArray<Step>, options: Options = {}) =>
     const scripted = yield* Scripted.make(script)
     const decide = options.permissions ?? (() => Effect.succeed("allow" as const))
     const home = yield* tempDir("turnlog-home-")
-    const storeLayer = options.store ?? Jsonl.layerJsonl({ home })
+    const storeLayer = options.store ?? (options.disk === true ? Jsonl.layerJsonl({ home }) : Memory.layerMemoryWith(Memory.makeStorage()))
     const recordedStore = Layer.effect(
       SessionStore.SessionStore,
       Effect.map(SessionStore.SessionStore, (store) => recording(store, ops, options.failAppend ?? (() => false), options.openDelayMs ?? 0)),
