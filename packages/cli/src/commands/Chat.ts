@@ -6,7 +6,7 @@
  */
 import { ProcessTerminal } from "@mariozechner/pi-tui"
 import { Effect, Layer, Option } from "effect"
-import { Redaction, ReplayDiagnostics } from "@turnlog/llm"
+import { Redaction } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -114,6 +114,6 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       })),
       Effect.provide(Layers.mcpLayer(settings)),
       // The model's facts (its context window) for the footer; the loop has its own adapter.
-      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(ReplayDiagnostics.layerStderr))),
+      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(Layers.replayDiagnosticsLayer))),
     )
   })
