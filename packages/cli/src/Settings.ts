@@ -5,7 +5,9 @@
  * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists; store `--store` |
  * the config's `store` | jsonl; the PostgreSQL store's database
  * `TURNLOG_DATABASE_URL` | the config's `database.url`. A config that
- * cannot be used is a usage error naming the file and the field.
+ * cannot be used is a usage error naming the file and the field. What they
+ * are resolved from — the working directory, the environment — and the
+ * command's stdin are the `Invocation` service.
  */
 import { existsSync, fstatSync } from "node:fs"
 import { dirname, resolve } from "node:path"
