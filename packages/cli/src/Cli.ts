@@ -6,10 +6,10 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { UsageError } from "./CliError.js"
-import * as EnvironmentBlock from "./EnvironmentBlock.js"
+import * as Output from "./Output.js"
 import * as ParserNotes from "./ParserNotes.js"
 import * as Secrets from "./Secrets.js"
-import { resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
+import { Invocation, resolveSettings, STORE_KINDS, type StoreKind } from "./Settings.js"
 import { VERSION } from "./Version.js"
 
 const globals = {
@@ -34,31 +34,37 @@ const globals = {
 // through /proc (see `EnvironmentBlock`).
 // A command has started: from here on the console's errors are its own (see `ParserNotes`).
 const settingsOf = (flags: Parameters<typeof resolveSettings>[0]) =>
-  Effect.zipRight(ParserNotes.started, resolveSettings(flags)).pipe(
-    Effect.tap((s) =>
-      Effect.sync(() => {
-        const secrets = Secrets.of(s)
-        Secrets.guardOutput(secrets.redactor)
-        EnvironmentBlock.scrub(secrets.names)
-      })
-    ),
-  )
+  Effect.gen(function*() {
+    yield* ParserNotes.started
+    const invocation = yield* Invocation
+    const terminal = yield* Output.Terminal
+    const s = yield* resolveSettings(flags, invocation.env, invocation.cwd)
+    const secrets = Secrets.of(s, invocation.env)
+    Secrets.guardOutput(secrets.redactor, terminal)
+    invocation.scrub(secrets.names)
+    return s
+  })
 
 // With no command, a terminal on both ends opens the interactive session; anything else is told to choose.
-const root = Command.make("turnlog", globals, (flags) =>
-  process.stdin.isTTY === true && process.stdout.isTTY === true
-    ? Effect.flatMap(
-      settingsOf(flags),
-      (s) =>
-        Effect.flatMap(
-          load(() => import("./commands/Chat.js")),
-          (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
-        ),
-    )
-    : new UsageError({
-      message:
-        "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)",
-    }))
+const root = Command.make(
+  "turnlog",
+  globals,
+  (flags) =>
+    Effect.flatMap(Effect.zip(Invocation, Output.Terminal), ([invocation, terminal]) =>
+      invocation.stdin.isTTY === true && Output.isTTY(terminal.stdout)
+        ? Effect.flatMap(
+          settingsOf(flags),
+          (s) =>
+            Effect.flatMap(
+              load(() => import("./commands/Chat.js")),
+              (m) => m.chat(s, { model: Option.none(), session: Option.none(), continue: false, resume: false }),
+            ),
+        )
+        : new UsageError({
+          message:
+            "choose a command: chat, run, acp, sessions, show, doctor, models, compact, export, import, delete, fork, prune, view or demo (see turnlog --help)",
+        })),
+)
 
 const settings = Effect.flatMap(root, (flags) => settingsOf(flags))
 
@@ -131,7 +137,11 @@ const acpCommand = Command.make("acp", {}, () =>
   Effect.flatMap(root, (flags) =>
     Effect.flatMap(
       settingsOf(flags),
-      (s) => Effect.flatMap(load(() => import("./commands/Acp.js")), (m) => m.acp(s, resolveSettings(flags))),
+      (s) =>
+        Effect.flatMap(
+          load(() => import("./commands/Acp.js")),
+          (m) => m.acp(s, Effect.flatMap(Invocation, (invocation) => resolveSettings(flags, invocation.env, invocation.cwd))),
+        ),
     ))).pipe(
     Command.withDescription("serve the Agent Client Protocol on stdio (for editors such as Zed)"),
   )

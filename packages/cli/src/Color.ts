@@ -6,13 +6,13 @@ export const allowed = (env: NodeJS.ProcessEnv = process.env): boolean => (env["
 
 /**
  * `args` without `--no-color` (before any `--`); given, it sets `NO_COLOR`
- * for the whole process, so everything that asks `allowed` hears it.
+ * in `env` (the command's environment), so everything that asks `allowed` hears it.
  */
-export const takeFlag = (args: ReadonlyArray<string>): Array<string> => {
+export const takeFlag = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Array<string> => {
   const end = args.indexOf("--")
   const head = end < 0 ? args : args.slice(0, end)
   if (!head.includes("--no-color")) return [...args]
-  process.env["NO_COLOR"] = "1"
+  env["NO_COLOR"] = "1"
   return [...head.filter((a) => a !== "--no-color"), ...(end < 0 ? [] : args.slice(end))]
 }
 

@@ -18,7 +18,8 @@ import * as DemoModel from "./DemoModel.js"
 import type { Choice } from "./ModelChoice.js"
 import * as ScriptFile from "./ScriptFile.js"
 import * as Secrets from "./Secrets.js"
-import type { Settings } from "./Settings.js"
+import * as Output from "./Output.js"
+import { Invocation, type Settings } from "./Settings.js"
 import * as SystemSetting from "./SystemSetting.js"
 import { VERSION } from "./Version.js"
 
@@ -28,11 +29,25 @@ export { readStoreLayer, storeLayer } from "./StoreLayers.js"
 
 /** The built-in tools; commands run without the provider credentials (see `Secrets`), in a sandbox where one works. */
 export const toolsLayer = (settings: Settings): Layer.Layer<Tools.Tools> =>
-  Builtins.layer({ commandEnv: Secrets.of(settings).commandEnv, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
+  Layer.unwrapEffect(Effect.map(Invocation, (invocation) =>
+    Builtins.layer({
+      commandEnv: Secrets.of(settings, invocation.env).commandEnv,
+      ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }),
+    })))
 
 /** MCP servers; stdio ones run in the sandbox commands run in (`TURNLOG_SANDBOX`), where one works. */
 export const mcpLayer = (settings: Settings): Layer.Layer<McpServers.McpServers> =>
-  McpServers.layer({ clientVersion: VERSION, ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }) })
+  Layer.unwrapEffect(Effect.map(Output.Terminal, (terminal) =>
+    McpServers.layer({
+      clientVersion: VERSION,
+      log: (line) => void terminal.stderr.write(`turnlog: ${line}\n`),
+      ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }),
+    })))
+
+/** Replay diagnostics, one note each on the command's stderr; stdout may belong to a protocol. */
+export const replayDiagnosticsLayer: Layer.Layer<ReplayDiagnostics.ReplayDiagnostics> = Layer.succeed(ReplayDiagnostics.ReplayDiagnostics, {
+  report: (ds) => Output.rawErr(ds.map((d) => `turnlog: ${ReplayDiagnostics.format(d)}\n`).join("")),
+})
 
 // pi-ai and its provider catalog load only when a provider is used: keyless runs start faster.
 const loadPiAi = Effect.promise(() => import("@turnlog/llm-pi-ai"))
@@ -96,6 +111,7 @@ export const modelLayer = (
     case "provider":
       return Layer.unwrapEffect(Effect.gen(function*() {
         const configs = yield* providerConfig(settings)
+        const { env } = yield* Invocation
         const { PiAiAdapter, PiAiRouting } = yield* loadPiAi
         // A route no provider serves is a mistake in the command or the config:
         // said now, before a session is made for it.
@@ -104,7 +120,7 @@ export const modelLayer = (
         if (route !== undefined && aiSdkProvider !== undefined && !aiSdkProvider.models.some((m) => m.id === route.model)) {
           return yield* new UsageError({ message: `model ${choice.route}: provider "${route.provider}" has no model "${route.model}"` })
         }
-        const router = route === undefined || aiSdkProvider !== undefined ? undefined : PiAiRouting.make(configs.piAi)
+        const router = route === undefined || aiSdkProvider !== undefined ? undefined : PiAiRouting.make(configs.piAi, env)
         const resolved = router === undefined || route === undefined ? undefined : router.resolve(route.provider, route.model)
         if (resolved !== undefined && Either.isLeft(resolved) && router !== undefined && route !== undefined) {
           const { didYouMean } = yield* Effect.promise(() => import("./commands/Models.js"))
@@ -112,13 +128,13 @@ export const modelLayer = (
             message: `model ${choice.route}: ${resolved.left.message}${didYouMean(router, route.provider, route.model)} (see: turnlog models)`,
           })
         }
-        const piAi = PiAiAdapter.layerDecoded(configs.piAi)
+        const piAi = PiAiAdapter.layerDecoded(configs.piAi, { env })
         if (configs.aiSdk === undefined) return piAi
         // The providers the config gives to the AI SDK adapter go to it; every other one to pi-ai.
         const { AiSdkAdapter } = yield* loadAiSdk
         return Routed.layer(piAi, [{
           providers: Object.keys(configs.aiSdk.providers),
-          adapter: AiSdkAdapter.layerDecoded(configs.aiSdk),
+          adapter: AiSdkAdapter.layerDecoded(configs.aiSdk, { env }),
         }])
       }))
     case "script":
@@ -188,7 +204,7 @@ export const agentLayer = <R = never>(
   return loop.pipe(
     Layer.provide(Layer.mergeAll(
       // What goes to the provider and what it streams back are redacted (see `Secrets`).
-      Redacting.layer(Secrets.of(options.settings).redactor).pipe(
+      Layer.unwrapEffect(Effect.map(Invocation, (invocation) => Redacting.layer(Secrets.of(options.settings, invocation.env).redactor))).pipe(
         Layer.provide(modelLayer(options.settings, options.choice)),
       ),
       options.permissions,
@@ -197,6 +213,6 @@ export const agentLayer = <R = never>(
     )),
     Layer.provideMerge(options.tools ?? toolsLayer(options.settings)),
     Layer.provideMerge(storeLayer(options.settings, options.program)),
-    Layer.provide(ReplayDiagnostics.layerStderr),
+    Layer.provide(replayDiagnosticsLayer),
   )
 }

@@ -7,31 +7,21 @@
  * given as an argument never waits on an input nobody sends. Stdin is read
  * as a stream, to its end.
  */
-import { fstatSync } from "node:fs"
 import { Effect } from "effect"
 import { UsageError } from "./CliError.js"
 import { describeBytes } from "./RegularFile.js"
+import { Invocation } from "./Settings.js"
 
 /** A prompt is text a person or a script gives; far more is a mistake (`cat /dev/urandom | …`). */
 export const MAX_STDIN_BYTES = 32 * 1024 * 1024
 
-/** Whether data is piped to stdin (a pipe or a file). */
-export const isPiped = (): boolean => {
-  try {
-    const stat = fstatSync(0)
-    return stat.isFIFO() || stat.isFile()
-  } catch {
-    return false
-  }
-}
-
-/** Stdin to its end, as UTF-8. */
-export const readStdin = (maxBytes = MAX_STDIN_BYTES): Effect.Effect<string, UsageError> =>
+/** `stdin` to its end, as UTF-8. */
+export const readStdin = (stdin: AsyncIterable<unknown>, maxBytes = MAX_STDIN_BYTES): Effect.Effect<string, UsageError> =>
   Effect.tryPromise({
     try: async () => {
       const chunks: Array<Buffer> = []
       let size = 0
-      for await (const chunk of process.stdin) {
+      for await (const chunk of stdin) {
         const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer)
         size += buffer.length
         if (size > maxBytes) throw new Error(`is larger than ${describeBytes(maxBytes)}: not read`)
@@ -54,11 +44,11 @@ export interface Sources {
   readonly read: Effect.Effect<string, UsageError>
 }
 
-const STDIN: Sources = { piped: isPiped, read: Effect.suspend(() => readStdin()) }
-
 /** The prompt: the arguments, stdin (`-`, or nothing given and input piped), or both (the input fenced after). */
-export const compose = (args: ReadonlyArray<string>, sources: Sources = STDIN): Effect.Effect<string, UsageError> =>
+export const compose = (args: ReadonlyArray<string>, sourcesGiven?: Sources): Effect.Effect<string, UsageError> =>
   Effect.gen(function*() {
+    const invocation = yield* Invocation
+    const sources = sourcesGiven ?? { piped: invocation.stdinPiped, read: Effect.suspend(() => readStdin(invocation.stdin)) }
     if (args.length === 1 && args[0] === "-") return (yield* sources.read).trim()
     const given = args.join(" ").trim()
     if (args.length === 0) {

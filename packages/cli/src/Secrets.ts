@@ -123,9 +123,12 @@ export const guardStream = (stream: Writable, redactor: Redaction.Redactor): voi
   }) as typeof stream.write
 }
 
-/** From now on, nothing this process writes to stdout or stderr carries a credential value. */
-export const guardOutput = (redactor: Redaction.Redactor): void => {
+/** From now on, nothing written to the command's stdout or stderr (by default this process's) carries a credential value. */
+export const guardOutput = (
+  redactor: Redaction.Redactor,
+  terminal: { readonly stdout: Writable; readonly stderr: Writable } = { stdout: process.stdout, stderr: process.stderr },
+): void => {
   if (Redaction.isEmpty(redactor)) return
-  guardStream(process.stdout, redactor)
-  guardStream(process.stderr, redactor)
+  guardStream(terminal.stdout, redactor)
+  guardStream(terminal.stderr, redactor)
 }

@@ -5,11 +5,14 @@
  * `TURNLOG_CONFIG` | `$TURNLOG_HOME/config.json` when it exists; store `--store` |
  * the config's `store` | jsonl; the PostgreSQL store's database
  * `TURNLOG_DATABASE_URL` | the config's `database.url`. A config that
- * cannot be used is a usage error naming the file and the field.
+ * cannot be used is a usage error naming the file and the field. What they
+ * are resolved from — the working directory, the environment — and the
+ * command's stdin are the `Invocation` service.
  */
-import { existsSync } from "node:fs"
+import { existsSync, fstatSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import type { Readable } from "node:stream"
+import { Context, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { ServerConfig } from "@turnlog/mcp"
 import { Compaction } from "@turnlog/history"
 import { parseRoute } from "@turnlog/protocol"
@@ -17,6 +20,7 @@ import { UsageError } from "./CliError.js"
 import { clip, clipQuoted } from "./Clip.js"
 import * as RegularFile from "./RegularFile.js"
 import * as ConfigLocation from "./ConfigLocation.js"
+import * as EnvironmentBlock from "./EnvironmentBlock.js"
 
 /** A config is a few KiB; far more is a mistake (`--config /dev/zero`, a log named by accident). */
 export const MAX_CONFIG_BYTES = 1024 * 1024
@@ -111,6 +115,43 @@ export const SANDBOX_MODES = ["auto", "off", "require"] as const
 export type SandboxMode = typeof SANDBOX_MODES[number]
 
 export type Environment = ConfigLocation.Environment
+
+/** Where a command was started: its directory, environment and standard input. */
+export interface InvocationShape {
+  readonly cwd: string
+  /** Read by everything that asks the environment; `--no-color` sets `NO_COLOR` in it. */
+  readonly env: Environment
+  readonly stdin: Readable & { readonly isTTY?: boolean }
+  /** Whether stdin is a pipe or a file (input sent to the command, see `PromptInput`). */
+  readonly stdinPiped: () => boolean
+  /** Clears the values of `names` where other processes could read them (see `EnvironmentBlock`). */
+  readonly scrub: (names: ReadonlyArray<string>) => void
+}
+
+/** Whether data is piped to this process's stdin (a pipe or a file). */
+export const isPiped = (): boolean => {
+  try {
+    const stat = fstatSync(0)
+    return stat.isFIFO() || stat.isFile()
+  } catch {
+    return false
+  }
+}
+
+/** The invocation: by default this process's; a command run in-process (tests) is given its own. */
+export class Invocation extends Context.Reference<Invocation>()("@turnlog/cli/Settings/Invocation", {
+  defaultValue: (): InvocationShape => ({
+    get cwd() {
+      return process.cwd()
+    },
+    env: process.env,
+    get stdin() {
+      return process.stdin
+    },
+    stdinPiped: isPiped,
+    scrub: (names) => void EnvironmentBlock.scrub(names),
+  }),
+}) {}
 
 const formatIssue = (issue: ParseResult.ArrayFormatterIssue): string =>
   clipQuoted(issue.path.length === 0 ? issue.message : `${issue.path.map((p) => clip(String(p))).join(".")}: ${issue.message}`)

@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import { Memory, SessionStore, StoreLayer } from "@turnlog/store"
 import { CommandFailed } from "./CliError.js"
 import * as Secrets from "./Secrets.js"
-import type { Settings } from "./Settings.js"
+import { Invocation, type Settings } from "./Settings.js"
 
 /**
  * The store of the settings; what it is given to append is redacted (see
@@ -20,7 +20,7 @@ import type { Settings } from "./Settings.js"
 export const storeLayer = (settings: Settings, program?: string): Layer.Layer<SessionStore.SessionStore, CommandFailed> =>
   Layer.effect(
     SessionStore.SessionStore,
-    Effect.map(SessionStore.SessionStore, (store) => Secrets.store(Secrets.of(settings).redactor, store)),
+    Effect.zipWith(SessionStore.SessionStore, Invocation, (store, invocation) => Secrets.store(Secrets.of(settings, invocation.env).redactor, store)),
   ).pipe(
     Layer.provide(
       StoreLayer.layer({

@@ -6,6 +6,8 @@
 import { createInterface } from "node:readline"
 import { Effect, type Layer } from "effect"
 import { Permissions } from "@turnlog/agent"
+import { isTTY, rawErr, Terminal } from "./Output.js"
+import { Invocation } from "./Settings.js"
 import { visible } from "./Visible.js"
 
 const HOW_TO_ALLOW = `pass --allow-tools or set "permissions": "allow" in the config`
@@ -16,9 +18,13 @@ const HOW_TO_ALLOW = `pass --allow-tools or set "permissions": "allow" in the co
  * the question as a key, not as a signal — stops the turn as a Ctrl-C anywhere
  * else does: the question stays unanswered and the process gets its SIGINT.
  */
-const askTerminal = (request: Permissions.Request): Effect.Effect<Permissions.Decision> =>
+const askTerminal = (
+  request: Permissions.Request,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Effect.Effect<Permissions.Decision> =>
   Effect.async<Permissions.Decision>((resume) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr })
+    const rl = createInterface({ input, output })
     let settled = false
     const settle = (decision: Permissions.Decision) => {
       if (settled) return
@@ -29,7 +35,7 @@ const askTerminal = (request: Permissions.Request): Effect.Effect<Permissions.De
     rl.on("SIGINT", () => {
       settled = true
       rl.close()
-      process.stderr.write("\n")
+      output.write("\n")
       process.kill(process.pid, "SIGINT")
     })
     rl.on("close", () => settle("deny"))
@@ -41,15 +47,14 @@ const askTerminal = (request: Permissions.Request): Effect.Effect<Permissions.De
     })
   })
 
-/** The question is asked only where it can be seen and answered: both stdin and stderr on a terminal. */
-const canAsk = (): boolean => process.stdin.isTTY === true && process.stderr.isTTY === true
-
+/**
+ * The command's stdin and stderr (see `Invocation`, `Terminal`). The question
+ * is asked only where it can be seen and answered: both on a terminal.
+ */
 export const layer = (): Layer.Layer<Permissions.Permissions> =>
   Permissions.layerAsk((request) =>
-    canAsk()
-      ? askTerminal(request)
-      : Effect.sync(() => {
-        process.stderr.write(`turnlog: denied ${visible(request.title)} (no terminal to ask; ${HOW_TO_ALLOW})\n`)
-        return "deny" as const
-      })
+    Effect.flatMap(Effect.zip(Invocation, Terminal), ([{ stdin }, { stderr }]) =>
+      stdin.isTTY === true && isTTY(stderr)
+        ? askTerminal(request, stdin, stderr)
+        : Effect.as(rawErr(`turnlog: denied ${visible(request.title)} (no terminal to ask; ${HOW_TO_ALLOW})\n`), "deny" as const))
   )

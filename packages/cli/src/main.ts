@@ -1,23 +1,14 @@
 /**
- * The `turnlog` process: parse, run, and end with the exit code the command
- * earned (0 done, 1 failed, 2 fix the command line or config). A failure ends
- * as one line on stderr — set TURNLOG_DEBUG=1 to see the full cause of an
- * unexpected one.
+ * The `turnlog` process: the command line run (`Program`), and the process
+ * ended with the exit code the command earned — or the one a signal, a
+ * reader gone or an unwritable stdout gives it.
  */
-import { HelpDoc, ValidationError } from "@effect/cli"
 // Submodules, not the package index: the index loads every platform module (HTTP, workers…) at start.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Exit } from "effect"
-import { cli } from "./Cli.js"
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from "./CliError.js"
-import * as Aliases from "./Aliases.js"
-import * as Color from "./Color.js"
-import { BadGlobalOption, hoist } from "./GlobalArgs.js"
-import * as Help from "./Help.js"
-import * as ParserNotes from "./ParserNotes.js"
-import * as UnknownOptions from "./UnknownOptions.js"
-import { VERSION } from "./Version.js"
+import { Effect, Exit } from "effect"
+import { EXIT_FAILED } from "./CliError.js"
+import * as Program from "./Program.js"
 import { visible } from "./Visible.js"
 
 // A signal interrupts the command (the runtime's own handlers do that); the
@@ -80,73 +71,7 @@ process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
 })
 
-const describeDefect = (cause: Cause.Cause<unknown>): string => {
-  const squashed = Cause.squash(cause)
-  return squashed instanceof Error ? squashed.message : String(squashed)
-}
-
-/** The help asked for, on stdout: bold headings only on a terminal that allows colour. */
-const showHelp = (request: Help.Request): Effect.Effect<number, UsageError> => {
-  if (request._tag === "UnknownTopic") {
-    const typo = UnknownOptions.check([request.word])
-    return Effect.fail(new UsageError({ message: typo ?? `there is no command ${visible(request.word)} (the commands: turnlog --help)` }))
-  }
-  const color = Color.allowed() && process.stdout.isTTY === true
-  const width = Math.max(60, Math.min(100, process.stdout.columns ?? 80))
-  return Effect.sync(() => {
-    process.stdout.write(Help.render(request.topic, { color, width, version: VERSION }))
-    return EXIT_OK
-  })
-}
-
-/** The parser's refusal of the command line, said as one sentence and the command's usage line (exit 2). */
-const refused = (error: ValidationError.ValidationError, args: ReadonlyArray<string>): number => {
-  const said = "error" in error ? Color.strip(HelpDoc.toAnsiText(error.error)) : ""
-  const word = Help.firstWord(args)
-  const command = Help.commandOf(args)
-  const message = word !== undefined && command === undefined && /^Invalid subcommand/.test(said.trim())
-    ? `unknown command ${visible(word)}`
-    : visible(Help.refusal(said, args))
-  process.stderr.write(`turnlog: ${message}\n${Help.usageLine(command)}\n`)
-  return EXIT_USAGE
-}
-
-let args: Array<string> = []
-
-const program = Effect.suspend(() => {
-  try {
-    args = hoist(Aliases.expand(Color.takeFlag(process.argv.slice(2))))
-  } catch (error) {
-    if (error instanceof BadGlobalOption) return Effect.fail(new UsageError({ message: error.message }))
-    throw error
-  }
-  const help = Help.request(args)
-  if (help !== undefined) return showHelp(help)
-  const unknown = UnknownOptions.check(args)
-  if (unknown !== undefined) return Effect.fail(new UsageError({ message: unknown }))
-  // The parser's own notes of a refusal are withheld: `refused` says them.
-  return Effect.flatMap(
-    Effect.console,
-    (console) => cli(["node", "turnlog", ...args]).pipe(Effect.withConsole(ParserNotes.withheld(console)), Effect.as(EXIT_OK)),
-  )
-}).pipe(
-  Effect.catchAll((error) => {
-    if (ValidationError.isValidationError(error)) return Effect.sync(() => refused(error, args))
-    return Effect.sync(() => {
-      process.stderr.write(`turnlog: ${visible(error.message)}\n`)
-      return error._tag === "UsageError" ? EXIT_USAGE : EXIT_FAILED
-    })
-  }),
-  Effect.catchAllDefect((defect) =>
-    Effect.sync(() => {
-      process.stderr.write(
-        `turnlog: internal error: ${process.env.TURNLOG_DEBUG ? Cause.pretty(Cause.die(defect)) : describeDefect(Cause.die(defect))}\n`,
-      )
-      return EXIT_FAILED
-    })
-  ),
-  Effect.provide(NodeContext.layer),
-)
+const program = Program.program(process.argv.slice(2)).pipe(Effect.provide(NodeContext.layer))
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,

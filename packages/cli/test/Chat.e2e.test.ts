@@ -280,14 +280,3 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     }
   })
 })
-
-describe("turnlog chat without a terminal", () => {
-  it("is a usage error that points at run, and makes no session", async () => {
-    const home = tempDir("chat-notty")
-    const result = await turnlog(["chat"], { cwd: home, env: { TURNLOG_HOME: home } })
-    expect(result.code).toBe(2)
-    expect(result.stderr).toBe(
-      "turnlog: turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>\n",
-    )
-  })
-})

@@ -2,14 +2,14 @@
 // the model runs reads turnlog's environment block (/proc/$PPID/environ and
 // /proc/<turnlog pid>/environ) and hands it back encoded, so that redaction
 // cannot hide the key — the key is not in it, with the sandbox and without.
-// And a key written into a provider's baseUrl is refused when the config is read.
+// (A key written into a provider's baseUrl: KeysOutOfReach.test.ts.)
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Builtins } from "@turnlog/agent"
 import { Loopback } from "@turnlog/testkit"
-import { BIN, cleanEnv, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { BIN, cleanEnv, removeTempDirs, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 afterAll(removeTempDirs)
@@ -101,30 +101,5 @@ describe("a command reading turnlog's environment block", () => {
     expect(ran.blocks).toContain("TURNLOG_SANDBOX=require\0")
     expect(ran.blocks).not.toContain("LOCAL_TEST_KEY")
     expect(ran.blocks).not.toContain(KEY)
-  })
-})
-
-describe("a provider baseUrl carrying a user name or password", () => {
-  it("is refused when the config is read: one sentence, exit 2, the password not repeated, nothing stored", async () => {
-    const home = tempDir("keys-url")
-    const cwd = tempDir("keys-url-cwd")
-    const file = join(home, "config.json")
-    writeFileSync(
-      file,
-      JSON.stringify({
-        model: "local/m",
-        providers: {
-          local: { api: "openai-completions", baseUrl: "https://me:hunter2-secret@proxy.example/v1", apiKeyEnv: "K", models: [{ id: "m" }] },
-        },
-      }),
-    )
-    const result = await turnlog(["run", "hello"], { cwd, env: { TURNLOG_HOME: home, K: "sk-some-key-value" } })
-    expect(result).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: `turnlog: config file ${file}: providers.local.baseUrl: a URL with a user name or password is refused; ` +
-        "put the key in the environment variable that apiKeyEnv names\n",
-    })
-    expect(existsSync(join(home, "sessions"))).toBe(false)
   })
 })

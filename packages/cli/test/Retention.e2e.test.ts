@@ -1,8 +1,9 @@
-// `turnlog delete` and `turnlog prune` through the real binary, on every store:
-// old sessions (imported with their own times) pruned by the time of their last
-// event, a recent one kept, a dry run deleting nothing, a deleted session gone
-// from `sessions` and `show`, an age that is not one refused in one sentence,
-// and an old session an editor holds kept, naming it.
+// `turnlog delete` and `turnlog prune` through the real binary, on the
+// PostgreSQL store: old sessions (imported with their own times) pruned by the
+// time of their last event, a recent one kept, a dry run deleting nothing, a
+// deleted session gone from `sessions` and `show`, an age that is not one
+// refused in one sentence; and an old session an editor holds kept, naming it.
+// (The JSONL and SQLite stores, in-process: Retention.test.ts.)
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -33,8 +34,6 @@ const OLD = ["20200101T000000-00000001", "20200102T000000-00000002"]
 const RECENT = "20990101T000000-00000003"
 
 const stores: ReadonlyArray<{ readonly kind: string; readonly skip: boolean }> = [
-  { kind: "jsonl", skip: false },
-  { kind: "sqlite", skip: false },
   { kind: "postgres", skip: skipPostgres },
 ]
 

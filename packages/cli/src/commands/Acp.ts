@@ -14,7 +14,8 @@ import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as SignalHold from "../SignalHold.js"
 import type { UsageError } from "../CliError.js"
-import type { Settings } from "../Settings.js"
+import { rawErr } from "../Output.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { VERSION } from "../Version.js"
 import { announce, noProvider } from "./Run.js"
 
@@ -24,11 +25,11 @@ import { announce, noProvider } from "./Run.js"
  */
 export const acp = (settings: Settings, reload: Effect.Effect<Settings, UsageError> = Effect.succeed(settings)) =>
   Effect.gen(function*() {
-    const choice = yield* ModelChoice.choose(Option.none(), settings)
+    const choice = yield* ModelChoice.choose(Option.none(), settings, (yield* Invocation).env)
     if (choice.kind === "demo") {
       // An editor hides stderr: the editor is told by `auth_required` answers (see `auth`).
       yield* Layers.providersChecked(settings)
-      process.stderr.write(`turnlog: ${noProvider(settings, { modelFlag: false })}\n`)
+      yield* rawErr(`turnlog: ${noProvider(settings, { modelFlag: false })}\n`)
     } else {
       yield* announce(choice)
     }
@@ -127,8 +128,9 @@ export const modelsOffered = (settings: Settings, choice: ModelChoice.Choice) =>
       }
     }
     if (choice.kind === "provider") {
+      const { env } = yield* Invocation
       for (const keyed of ModelChoice.KEYED_PROVIDERS) {
-        if (process.env[keyed.env] !== undefined && process.env[keyed.env] !== "") routes.push(keyed.route)
+        if (env[keyed.env] !== undefined && env[keyed.env] !== "") routes.push(keyed.route)
       }
     }
     return [...new Set(routes)]

@@ -6,7 +6,7 @@
  */
 import { ProcessTerminal } from "@mariozechner/pi-tui"
 import { Effect, Layer, Option } from "effect"
-import { Redaction, ReplayDiagnostics } from "@turnlog/llm"
+import { Redaction } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
 import type { SessionId } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
@@ -22,7 +22,8 @@ import { CommandFailed, UsageError } from "../CliError.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as Secrets from "../Secrets.js"
-import type { Settings } from "../Settings.js"
+import { isTTY, Terminal } from "../Output.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as Models from "./Models.js"
 import { announce, noProvider, openSession } from "./Run.js"
@@ -37,26 +38,30 @@ export interface ChatOptions {
 /** How the interactive session names itself in the leases it takes. */
 export const CHAT_PROGRAM = "turnlog chat"
 
-/** Both ends on a terminal: what `turnlog` with no command needs to open a session. */
-export const onTerminal = (): boolean => process.stdin.isTTY === true && process.stdout.isTTY === true
+/** Both ends of the command on a terminal: what `turnlog` with no command needs to open a session. */
+export const onTerminal: Effect.Effect<boolean> = Effect.zipWith(
+  Invocation,
+  Terminal,
+  (invocation, terminal) => invocation.stdin.isTTY === true && isTTY(terminal.stdout),
+)
 
 export const chat = (settings: Settings, options: ChatOptions) =>
   Effect.gen(function*() {
     if ([Option.isSome(options.session), options.continue, options.resume].filter(Boolean).length > 1) {
       return yield* new UsageError({ message: "--session, --continue and --resume cannot be used together: choose one" })
     }
-    if (!onTerminal()) {
+    if (!(yield* onTerminal)) {
       return yield* new UsageError({ message: "turnlog chat needs a terminal on stdin and stdout; for one turn from a script use: turnlog run <prompt>" })
     }
-    const choice = yield* ModelChoice.choose(options.model, settings)
+    const { cwd, env } = yield* Invocation
+    const choice = yield* ModelChoice.choose(options.model, settings, env)
     if (choice.kind === "demo") {
       yield* Layers.providersChecked(settings)
       return yield* new UsageError({ message: noProvider(settings) })
     }
     yield* announce(choice)
-    const cwd = process.cwd()
     const history = History.fileFor(settings.home, cwd)
-    const redactor = Secrets.of(settings).redactor
+    const redactor = Secrets.of(settings, env).redactor
     // The list `turnlog models` prints, after the model chosen here (a scripted one is in no catalog).
     const models = [...new Set([choice.route, ...(yield* Models.listed(settings)).map((row) => row.route)])]
     const view = new ChatView(new ProcessTerminal(), {
@@ -114,6 +119,6 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       })),
       Effect.provide(Layers.mcpLayer(settings)),
       // The model's facts (its context window) for the footer; the loop has its own adapter.
-      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(ReplayDiagnostics.layerStderr))),
+      Effect.provide(Layers.modelLayer(settings, choice).pipe(Layer.provide(Layers.replayDiagnosticsLayer))),
     )
   })

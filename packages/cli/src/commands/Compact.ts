@@ -12,7 +12,7 @@ import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import { note, out } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import { announce, noProvider } from "./Run.js"
 
@@ -31,7 +31,7 @@ export const outcome = (id: SessionId, done: AgentLoop.Compacted): string =>
 
 const latestHere = Effect.gen(function*() {
   const store = yield* SessionStore.SessionStore
-  const cwd = process.cwd()
+  const cwd = (yield* Invocation).cwd
   const latest = (yield* store.list({ cwd })).sessions[0]
   if (latest === undefined) return yield* new CommandFailed({ message: `no session to compact in ${cwd}` })
   return latest.id
@@ -44,7 +44,7 @@ export const compact = (settings: Settings, options: CompactOptions) =>
         message: "compact needs one of --session <id> or --continue (the latest session in this directory)",
       })
     }
-    const choice = yield* ModelChoice.choose(Option.none(), settings)
+    const choice = yield* ModelChoice.choose(Option.none(), settings, (yield* Invocation).env)
     if (choice.kind === "demo") {
       yield* Layers.providersChecked(settings)
       return yield* new UsageError({ message: noProvider(settings) })

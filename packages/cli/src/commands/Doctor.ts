@@ -24,7 +24,7 @@ import { json, out } from "../Output.js"
 import * as Pages from "../Pages.js"
 import * as ReplayCheck from "../ReplayCheck.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 import * as TranscriptText from "../TranscriptText.js"
 
@@ -246,7 +246,7 @@ export const doctor = (settings: Settings, options: Options) =>
       ? yield* SessionIdArg.resolve(options.id)
       : options.all
       ? undefined
-      : yield* SessionIdArg.latestIn(process.cwd(), "doctor")
+      : yield* SessionIdArg.latestIn((yield* Invocation).cwd, "doctor")
     const entries = yield* examine(id === undefined ? undefined : [id])
     yield* options.json ? json(entries) : out(renderAll(entries))
     const unreadable = entries.filter((e) => "unreadable" in e)

@@ -19,7 +19,7 @@ import { LogFormat, SessionStore, type StoreError } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as HtmlExport from "../html/HtmlExport.js"
 import * as StoreLayers from "../StoreLayers.js"
-import { note } from "../Output.js"
+import { note, Terminal } from "../Output.js"
 import * as OutputFile from "../OutputFile.js"
 import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
@@ -36,17 +36,16 @@ import { toCommandError } from "../StoreErrors.js"
 const PIECE = 1 << 20
 
 const write = (text: string): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    process.stdout.write(text) ? Effect.void : Effect.async<void>((resume) => {
+  Effect.flatMap(Terminal, ({ stdout }) =>
+    stdout.write(text) ? Effect.void : Effect.async<void>((resume) => {
       const done = () => {
-        process.stdout.off("drain", done)
-        process.stdout.off("error", done)
+        stdout.off("drain", done)
+        stdout.off("error", done)
         resume(Effect.void)
       }
-      process.stdout.on("drain", done)
-      process.stdout.on("error", done)
-    })
-  )
+      stdout.on("drain", done)
+      stdout.on("error", done)
+    }))
 
 const writeAll = <E>(
   header: SessionLog.SessionHeader,

@@ -17,21 +17,22 @@ import { LogFormat, OpenTurn, SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import * as StoreLayers from "../StoreLayers.js"
 import { note, out } from "../Output.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 
 /** A whole file, or stdin read as a stream until it ends (a pipe's writer may be slower than this reader). */
 const readInput = (file: string): Effect.Effect<{ readonly bytes: Uint8Array; readonly name: string }, CommandFailed> => {
   const name = file === "-" ? "stdin" : file
   const failed = (e: unknown) => new CommandFailed({ message: `${name} cannot be read: ${e instanceof Error ? e.message : String(e)}` })
   return file === "-"
-    ? Effect.tryPromise({
-      try: async () => {
-        const chunks: Array<Buffer> = []
-        for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-        return { bytes: Buffer.concat(chunks), name }
-      },
-      catch: failed,
-    })
+    ? Effect.flatMap(Invocation, ({ stdin }) =>
+      Effect.tryPromise({
+        try: async () => {
+          const chunks: Array<Buffer> = []
+          for await (const chunk of stdin) chunks.push(chunk as Buffer)
+          return { bytes: Buffer.concat(chunks), name }
+        },
+        catch: failed,
+      }))
     : Effect.try({ try: () => ({ bytes: readFileSync(file), name }), catch: failed })
 }
 

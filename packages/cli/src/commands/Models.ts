@@ -8,9 +8,9 @@
 import { Effect } from "effect"
 import type { PiAiRouting } from "@turnlog/llm-pi-ai"
 import * as Layers from "../Layers.js"
-import { out } from "../Output.js"
+import { out, rawErr } from "../Output.js"
 import { tokens } from "../RunView.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { distance } from "../UnknownOptions.js"
 
 interface Row {
@@ -75,7 +75,7 @@ export const listed = (settings: Settings) =>
   Effect.gen(function*() {
     const configs = yield* Layers.providerConfig(settings)
     const { PiAiRouting } = yield* Effect.promise(() => import("@turnlog/llm-pi-ai"))
-    const router = PiAiRouting.make(configs.piAi)
+    const router = PiAiRouting.make(configs.piAi, (yield* Invocation).env)
     return yield* Effect.promise(() => rows(router, Object.keys(configs.piAi.providers ?? {})))
   })
 
@@ -84,6 +84,6 @@ export const models = (settings: Settings) =>
     const list = yield* listed(settings)
     yield* out(render(list))
     if (list.length === 0) {
-      yield* Effect.sync(() => process.stderr.write("turnlog: no models: no provider key is set and the config declares no providers\n"))
+      yield* rawErr("turnlog: no models: no provider key is set and the config declares no providers\n")
     }
   })

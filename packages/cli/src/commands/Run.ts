@@ -16,9 +16,9 @@ import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as PromptInput from "../PromptInput.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import { line, note } from "../Output.js"
+import { isTTY, line, note, Terminal } from "../Output.js"
 import { RunView } from "../RunView.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { asCommandError } from "../StoreErrors.js"
 import * as TerminalPermissions from "../TerminalPermissions.js"
 
@@ -88,7 +88,7 @@ export const openSession = (
     if (Option.isSome(options.session)) {
       id = yield* SessionIdArg.resolve(options.session.value)
     } else if (options.continue) {
-      const cwd = process.cwd()
+      const cwd = (yield* Invocation).cwd
       // Only this directory's sessions: the store keeps what it read of the latest for the `open` that follows.
       const listed = yield* store.list({ cwd })
       if (listed.unreadable.length > 0) {
@@ -109,7 +109,7 @@ export const openSession = (
     const route = choice.route
     if (id === undefined) {
       yield* announce(choice)
-      const created = yield* loop.createSession({ cwd: process.cwd(), model: route, tools })
+      const created = yield* loop.createSession({ cwd: (yield* Invocation).cwd, model: route, tools })
       return { id: created, route }
     }
     const switched = Option.isSome(options.model)
@@ -138,7 +138,9 @@ export const run = (settings: Settings, options: RunOptions) =>
     if (Option.isSome(options.maxTokens) && options.maxTokens.value <= 0) {
       return yield* new UsageError({ message: "--max-tokens must be a positive integer" })
     }
-    const choice = yield* ModelChoice.choose(options.model, settings)
+    const invocation = yield* Invocation
+    const terminal = yield* Terminal
+    const choice = yield* ModelChoice.choose(options.model, settings, invocation.env)
     if (choice.kind === "demo") {
       // A canned answer to a real question, with exit 0, hides a key or config
       // that did not load; the keyless demo is its own command.
@@ -150,7 +152,7 @@ export const run = (settings: Settings, options: RunOptions) =>
       const display = yield* Tools.Tools
       // The config's MCP servers, for this run; a server that cannot start is noted and left out.
       const mcp = yield* McpServers.McpServers
-      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: process.cwd() })
+      const { tools } = yield* mcp.start(settings.config.mcpServers ?? [], { cwd: invocation.cwd })
       const { id, route } = yield* openSession(options, choice, tools)
       yield* note(`session ${id}`)
       if (Option.isSome(options.mode)) yield* loop.setMode(id, options.mode.value)
@@ -158,15 +160,15 @@ export const run = (settings: Settings, options: RunOptions) =>
       const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
       const slash = route.indexOf("/")
       // On a terminal the answer's markdown is drawn; piped, it stays the model's text.
-      const markdown = process.stdout.isTTY === true && options.json !== true
-        ? (yield* Effect.promise(() => import("../TerminalMarkdown.js"))).renderer(Color.allowed(), () => process.stdout.columns ?? 80)
+      const markdown = isTTY(terminal.stdout) && options.json !== true
+        ? (yield* Effect.promise(() => import("../TerminalMarkdown.js"))).renderer(Color.allowed(invocation.env), () => terminal.stdout.columns ?? 80)
         : undefined
       // Under --json the view is given nothing: every update is printed as it is.
       const view = new RunView({
-        out: (text) => process.stdout.write(text),
-        err: (text) => process.stderr.write(text),
-        errTty: process.stderr.isTTY === true,
-        color: Color.allowed(),
+        out: (text) => terminal.stdout.write(text),
+        err: (text) => terminal.stderr.write(text),
+        errTty: isTTY(terminal.stderr),
+        color: Color.allowed(invocation.env),
         route,
         markdown,
         model: Option.getOrUndefined(adapter)?.modelInfo?.(route.slice(0, slash), route.slice(slash + 1)),
@@ -177,7 +179,7 @@ export const run = (settings: Settings, options: RunOptions) =>
         Stream.runFold(
           undefined as Extract<AgentLoop.AgentUpdate, { type: "turn-end" }> | undefined,
           (end, update) => {
-            if (options.json === true) process.stdout.write(`${JSON.stringify(update)}\n`)
+            if (options.json === true) terminal.stdout.write(`${JSON.stringify(update)}\n`)
             else view.apply(update)
             return update.type === "turn-end" ? update : end
           },

@@ -22,9 +22,9 @@ import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore, type StoreError } from "@turnlog/store"
 import * as StoreLayers from "../StoreLayers.js"
 import * as Pages from "../Pages.js"
-import { note, out } from "../Output.js"
+import { note, out, raw } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 import * as Transcript from "../Transcript.js"
 import * as TranscriptText from "../TranscriptText.js"
@@ -57,9 +57,6 @@ export class JsonWriter {
   }
 }
 
-// JSON is printed exact: only text for people has its control characters made visible.
-const raw = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(text))
-
 /** How often a follower tries its store again while it does not answer: 100 ms, doubling, at most 2 s apart. */
 const AGAIN = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))))
 
@@ -70,7 +67,7 @@ const printTurnLines = (printed: Printed) => Effect.forEach(printed.ended, (turn
 export const show = (settings: Settings, options: ShowOptions) =>
   Effect.gen(function*() {
     const id = options.id === undefined
-      ? yield* SessionIdArg.latestIn(process.cwd(), "show")
+      ? yield* SessionIdArg.latestIn((yield* Invocation).cwd, "show")
       : yield* SessionIdArg.resolve(options.id)
     yield* Effect.mapError(run(id, options), toCommandError)
   }).pipe(Effect.provide(StoreLayers.readStoreLayer(settings)))

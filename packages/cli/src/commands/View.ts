@@ -12,7 +12,7 @@ import type { SessionStore } from "@turnlog/store"
 import { CommandFailed } from "../CliError.js"
 import { handler } from "../html/ViewServer.js"
 import * as StoreLayers from "../StoreLayers.js"
-import { note } from "../Output.js"
+import { note, raw } from "../Output.js"
 import * as SessionIdArg from "../SessionIdArg.js"
 import type { Settings } from "../Settings.js"
 
@@ -36,7 +36,7 @@ export const view = (settings: Settings, options: { readonly id: string | undefi
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     const path = options.id === undefined ? "/" : `/s/${encodeURIComponent(options.id)}`
-    yield* Effect.sync(() => process.stdout.write(`http://127.0.0.1:${port}${path}?token=${token}\n`))
+    yield* raw(`http://127.0.0.1:${port}${path}?token=${token}\n`)
     yield* note("serving the store's sessions on 127.0.0.1 until Ctrl-C; the address above holds its token")
     return yield* Effect.never
   }).pipe(Effect.scoped, Effect.provide(StoreLayers.readStoreLayer(settings)))

@@ -1,10 +1,11 @@
-// `turnlog models` through the real binary: the config's providers' models and
+// `turnlog models` through the command line (in-process): the config's providers' models and
 // those of built-in providers whose key is set, with window and output limit;
 // a typo'd model route is a usage error with a did-you-mean.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

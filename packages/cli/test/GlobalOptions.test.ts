@@ -2,7 +2,8 @@
 // with an empty one (`--home=`), or twice, is a usage error that names the
 // option, not an "Invalid subcommand".
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

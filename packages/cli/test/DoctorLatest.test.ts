@@ -2,7 +2,8 @@
 // as `show` does; `--all` examines every stored session, and an id with
 // `--all` is refused.
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

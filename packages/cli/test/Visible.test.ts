@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { visible } from "../src/Visible.js"
-import { removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

@@ -1,4 +1,4 @@
-// `turnlog fork <id> [--at <turn>]` through the real binary and the loopback
+// `turnlog fork <id> [--at <turn>]` through the command line (in-process) and the loopback
 // Anthropic wire: the new id alone on stdout; continuing the fork sends the
 // copied answer with its signature (replayed natively) and nothing after the
 // turn; `show` says where the fork came from; `doctor` finds it clean; the
@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { loopbackHome } from "./support/loopbackHome.js"
-import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 })
 afterAll(removeTempDirs)

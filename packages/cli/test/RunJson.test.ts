@@ -1,10 +1,11 @@
-// `turnlog run --json` through the real binary against the scripted model:
+// `turnlog run --json` through the command line (in-process) against the scripted model:
 // one JSON object per line on stdout for each event of the turn, nothing else
 // there; the notes stay on stderr.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

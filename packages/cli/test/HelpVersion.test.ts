@@ -1,8 +1,9 @@
-// Help as a person meets it through the real binary: `turnlog --help` under
+// Help as a person meets it through the command line (in-process): `turnlog --help` under
 // NO_COLOR, `turnlog help <command>` as `turnlog <command> --help`, a refused
 // command line said with its usage line; `-v` and `-V` print the version.
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 import { VERSION } from "../src/Version.js"
 
 afterAll(removeTempDirs)

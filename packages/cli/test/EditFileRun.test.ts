@@ -1,11 +1,12 @@
-// edit_file through the real binary: `turnlog run --allow-tools` with a
+// edit_file through the command line (in-process): `turnlog run --allow-tools` with a
 // model that asks for an edit whose passage is absent, one whose passage is
 // not unique, and one that replaces; each refusal is said on stderr and
 // changes nothing, the replacement is shown as a diff and written.
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { History } from "@turnlog/history"
 import type { Message, SessionId } from "@turnlog/protocol"
 import { Jsonl, SessionStore } from "@turnlog/store"
-import { removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 const ID = "20261201T184503-8145a6aa"
 const FIXTURES = fileURLToPath(new URL("./fixtures/log-v1/", import.meta.url))

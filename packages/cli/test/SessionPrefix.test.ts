@@ -1,9 +1,10 @@
-// Session ids by any unique prefix or suffix, through the real binary against
+// Session ids by any unique prefix or suffix, through the command line (in-process) against
 // the scripted model: show, doctor, export, run --session and delete find the
 // session; an ambiguous one is refused naming the candidates; show with no id
 // shows the latest session in the current directory.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 })
 afterAll(removeTempDirs)

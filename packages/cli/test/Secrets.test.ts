@@ -1,5 +1,5 @@
 // Provider credentials stay out of commands and out of everything turnlog
-// writes — the log, stdout, stderr, the next request — through the real binary
+// writes — the log, stdout, stderr, the next request — through the command line (in-process)
 // against the loopback provider, with fake keys in the environment.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { SessionLog, type StreamChunk } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
 import { decodeConfig } from "../src/Settings.js"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)

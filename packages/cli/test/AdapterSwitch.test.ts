@@ -1,4 +1,4 @@
-// A session moved between adapters through the real binary: the config gives
+// A session moved between adapters through the command line (in-process): the config gives
 // the provider to pi-ai, then to the AI SDK adapter, then back, and the same
 // session continues on the same route. On every request the adapter in use
 // sends its own messages' signatures and none of the other kind's; each
@@ -9,7 +9,8 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 })
 afterAll(removeTempDirs)

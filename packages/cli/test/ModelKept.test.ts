@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
 import { loopbackHome } from "./support/loopbackHome.js"
-import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 afterAll(removeTempDirs)

@@ -8,7 +8,8 @@ import { Command, HelpDoc } from "@effect/cli"
 import { afterAll, describe, expect, it } from "vitest"
 import { command } from "../src/Cli.js"
 import { COMMAND_OPTIONS } from "../src/UnknownOptions.js"
-import { removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

@@ -4,7 +4,8 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 

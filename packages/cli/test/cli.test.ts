@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { hasStackTrace, removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { hasStackTrace, removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
-// Each test starts real processes one after another; on a busy machine that is slow, never wrong.
+// Each test runs its commands one after another; on a busy machine that is slow, never wrong.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
 
@@ -20,7 +21,7 @@ describe.concurrent("without a key", () => {
   const home = tempDir("keyless")
   const cwd = tempDir("keyless-cwd")
   const env = { TURNLOG_HOME: home }
-  // Each run is its own process: the script's first call answers each one.
+  // Each run reads its script afresh: the script's first call answers each one.
   const firstScript = textScript(home, [REPLY(1)], "first.jsonl")
   const secondScript = textScript(home, [REPLY(2)], "second.jsonl")
 

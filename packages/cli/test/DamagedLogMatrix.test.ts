@@ -6,7 +6,8 @@ import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { hasStackTrace, removeTempDirs, tempDir, textScript, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { hasStackTrace, removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000 })
 afterAll(removeTempDirs)

@@ -1,4 +1,4 @@
-// The system prompt through the real binary against the loopback provider:
+// The system prompt through the command line (in-process) against the loopback provider:
 // what the provider receives (the default prompt, the instruction files from
 // the repository root down to the working directory, the user's, the
 // config's addition), what the log records of it, and how `show` and `doctor`
@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 afterAll(removeTempDirs)

@@ -1,12 +1,13 @@
 // A prompt on an existing session whose provider key is not set, through the
-// real binary: refused before the turn begins with the one sentence naming
+// command line (in-process): refused before the turn begins with the one sentence naming
 // the variable, exit 1, and the session's log unchanged to the byte — as a
 // new session is refused before it is made.
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { hasStackTrace, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { hasStackTrace, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 120_000 })
 afterAll(removeTempDirs)

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { turnlog } from "./support/inProcess.js"
+import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
 
