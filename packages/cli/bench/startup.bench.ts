@@ -15,15 +15,34 @@
  * stretch of a shared machine disturbs both sides of a pair alike.
  * Targets: `--version` ≤ 2.5, `sessions` ≤ 3.5, `acp` initialize ≤ 3.
  *
+ * Then, beside pi (`@earendil-works/pi-coding-agent`, the coding agent on the
+ * same provider library) instead of the floor: `turnlog run` and `pi -p`, each
+ * from its start until a loopback provider (openai-completions) has its first
+ * request; the request is then answered and the process awaited, untimed. Both
+ * get the same prompt and model route, and each run a fresh empty home
+ * (turnlog: `--home` holding a config whose provider is the loopback; pi: its
+ * agent directory, `PI_CODING_AGENT_DIR`, holding a `models.json` that says the
+ * same, with `PI_OFFLINE=1` so it makes no other request). pi turns on Node's
+ * compile cache, kept in the temp directory across runs (warm after the
+ * warm-up, as for its users); turnlog has none. pi is pinned to one version and
+ * installed on first use into a folder of the temp directory; it needs a newer
+ * Node than turnlog does, which, when the running one is older, is fetched from
+ * the npm registry (`node-<platform>-<arch>`) into another. turnlog runs under
+ * the running Node, and again under pi's for the comparison on equal Node.
+ * Without pi (no registry) that is said in one line and nothing is compared.
+ * Target: `run` to the first request ≤ 0.7 × pi's, on the running Node; the row
+ * on pi's Node is reported for what it is.
+ *
  * It measures the build (`packages/cli/dist`, made by `npm ci` and
  * `npm run build`); without a current one the launcher runs the sources, which
  * is said first. Run: `npm run bench -- startup`.
  */
-import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Loopback } from "@turnlog/testkit"
 
 const BIN = fileURLToPath(new URL("../bin/turnlog.js", import.meta.url))
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url))
@@ -34,10 +53,10 @@ const home = realpathSync(mkdtempSync(join(tmpdir(), "turnlog-bench-startup-")))
 const emptyHome = join(home, "empty")
 const acpHome = join(home, "acp")
 
-// No provider keys and no TURNLOG_* settings of the machine, and no loader options of this process.
+// No provider keys, no TURNLOG_* or PI_* settings of the machine, and no loader options of this process.
 const env: Record<string, string> = {}
 for (const [key, value] of Object.entries(process.env)) {
-  if (value !== undefined && !/_API_KEY$|^TURNLOG_|^NODE_OPTIONS$/.test(key)) env[key] = value
+  if (value !== undefined && !/_API_KEY$|^TURNLOG_|^PI_|^NODE_OPTIONS$/.test(key)) env[key] = value
 }
 
 interface Case {
@@ -131,6 +150,170 @@ const buildNote = (): string => {
   return stale === undefined ? "from the build in packages/cli/dist" : `the build is stale (${stale}): these are the sources' figures (npm run build)`
 }
 
+/** pi, the version compared with, and the oldest Node it runs on. */
+const PI = { name: "@earendil-works/pi-coding-agent", version: "1.6.0", node: [22, 19] } as const
+const PROMPT = "Say hello."
+const ROUTE = "local/small"
+const MODEL = { id: "small", contextWindow: 128_000, maxTokens: 4096, reasoning: false }
+const KEY = { LOCAL_BENCH_KEY: "sk-bench-0123456789" }
+
+/** A command run to its end with what it printed kept; npm gets none of the settings of the `npm run` that started this bench. */
+const quietly = (command: string, args: ReadonlyArray<string>, cwd: string): string => {
+  const clean = Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key)))
+  const result = spawnSync(command, args, { cwd, env: clean, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  if (result.status === 0) return result.stdout
+  const lines = result.stderr?.trim().split("\n") ?? []
+  const reason = result.error?.message || lines.find((line) => /err/i.test(line)) || lines[0] || `exit ${result.status}`
+  throw new Error(`${command} ${args.join(" ")} failed: ${reason}`)
+}
+
+/** A folder of the temp directory made once by `make` (into a folder of its own, renamed into place when whole) and reused. */
+const cachedIn = (name: string, make: (staging: string) => string): string => {
+  const dir = join(tmpdir(), name)
+  if (existsSync(dir)) return dir
+  process.stderr.write(`${name}: made in the temp directory (once)\n`)
+  const staging = mkdtempSync(join(tmpdir(), `${name}-`))
+  try {
+    renameSync(make(staging), dir)
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+  return dir
+}
+
+const runsPi = (version: string): boolean => {
+  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number)
+  return major > PI.node[0] || (major === PI.node[0] && minor >= PI.node[1])
+}
+
+/** A Node that runs pi: this one if it can, else the registry's latest of pi's line for this platform, fetched once. */
+const piNode = (): string => {
+  if (runsPi(process.version)) return process.execPath
+  const line = PI.node[0]
+  const dir = cachedIn(`turnlog-bench-node-${line}`, (staging) => {
+    const tarball = quietly("npm", ["pack", `node-${process.platform}-${process.arch}@${line}`], staging).trim().split("\n").pop()!
+    quietly("tar", ["xzf", tarball], staging)
+    return join(staging, "package")
+  })
+  const node = join(dir, "bin", "node")
+  const version = quietly(node, ["--version"], dir).trim()
+  if (!runsPi(version)) throw new Error(`the Node fetched for pi is ${version}, older than ${PI.node.join(".")}`)
+  return node
+}
+
+/** pi's command, installed once at its pinned version. */
+const piCli = (): string => {
+  const dir = cachedIn(`turnlog-bench-pi-${PI.version}`, (staging) => {
+    const prefix = join(staging, "prefix")
+    quietly("npm", ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", `${PI.name}@${PI.version}`], staging)
+    return prefix
+  })
+  const pkg = join(dir, "node_modules", ...PI.name.split("/"))
+  const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { version: string; bin: { pi: string } }
+  if (manifest.version !== PI.version) throw new Error(`the cached pi is ${manifest.version}, not ${PI.version}`)
+  return join(pkg, manifest.bin.pi)
+}
+
+/** How one side is started in a fresh home `dir`: the arguments after node, and the environment. */
+type Side = (dir: string, server: Loopback.Server) => { readonly args: ReadonlyArray<string>; readonly env: Record<string, string> }
+
+const turnlogSide: Side = (dir, server) => {
+  const provider = { api: "openai-completions", baseUrl: server.baseUrl("openai-completions"), apiKeyEnv: "LOCAL_BENCH_KEY", models: [MODEL] }
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ providers: { local: provider } }))
+  return { args: [BIN, "run", "--home", dir, "--model", ROUTE, PROMPT], env: { ...env, ...KEY, HOME: dir } }
+}
+
+const piSide = (cli: string): Side => (dir, server) => {
+  const agent = join(dir, "agent")
+  mkdirSync(agent)
+  const provider = { api: "openai-completions", baseUrl: server.baseUrl("openai-completions"), apiKey: "$LOCAL_BENCH_KEY", models: [MODEL] }
+  writeFileSync(join(agent, "models.json"), JSON.stringify({ providers: { local: provider } }))
+  return { args: [cli, "-p", "--model", ROUTE, PROMPT], env: { ...env, ...KEY, HOME: dir, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1" } }
+}
+
+/** Milliseconds from the start until the loopback provider has the request; the answer and the exit are awaited, untimed. */
+const firstRequest = async (server: Loopback.Server, node: string, side: Side, cwd: string): Promise<number> => {
+  const dir = mkdtempSync(join(home, "run-"))
+  const { args, env: vars } = side(dir, server)
+  server.enqueue({ blocks: [{ type: "text", text: "Hello." }] })
+  const before = server.requests().length
+  const started = process.hrtime.bigint()
+  const child = spawn(node, args, { cwd, env: vars, stdio: ["ignore", "ignore", "pipe"] })
+  const limit = setTimeout(() => child.kill(), 60_000)
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject)
+    child.on("exit", resolve)
+  }).finally(() => clearTimeout(limit))
+  const arrived = server.waitForRequests(before + 1).then(() => Number(process.hrtime.bigint() - started) / 1e6)
+  arrived.catch(() => undefined) // a run that ends without a request fails below; the server closes with the waiter left
+  const failed = (code: number | null) => new Error(`${args.slice(1).join(" ")} ended with ${code}: ${stderr}`)
+  const ms = await Promise.race([arrived, exited.then((code) => Promise.reject(failed(code)))])
+  const code = await exited
+  if (code !== 0) throw failed(code)
+  return ms
+}
+
+/** turnlog under `node` beside pi: pairs (turnlog, pi, pi, turnlog) after a warm-up; medians and the median per-pair ratio. */
+const besidePi = async (server: Loopback.Server, node: string, pi: { node: string; side: Side }, cwd: string) => {
+  const turnlog = () => firstRequest(server, node, turnlogSide, cwd)
+  const other = () => firstRequest(server, pi.node, pi.side, cwd)
+  for (let i = 0; i < WARMUP; i++) {
+    await turnlog()
+    await other()
+  }
+  const turnlogs: Array<number> = []
+  const pis: Array<number> = []
+  const ratios: Array<number> = []
+  for (let i = 0; i < PAIRS; i++) {
+    const order = i % 2 === 0 ? [turnlog, other] : [other, turnlog]
+    const first = await order[0]!()
+    const second = await order[1]!()
+    const [t, p] = i % 2 === 0 ? [first, second] : [second, first]
+    turnlogs.push(t)
+    pis.push(p)
+    ratios.push(t / p)
+  }
+  return { turnlog: median(turnlogs), pi: median(pis), ratio: median(ratios) }
+}
+
+const piSection = async () => {
+  let pi: { node: string; side: Side }
+  try {
+    const node = piNode()
+    pi = { node, side: piSide(piCli()) }
+  } catch (error) {
+    console.log(`pi ${PI.version} could not be installed, so turnlog run is not compared with it: ${error instanceof Error ? error.message : String(error)}`)
+    return
+  }
+  const piVersion = quietly(pi.node, ["--version"], home).trim()
+  const server = await Loopback.start()
+  const cwd = join(home, "project")
+  mkdirSync(cwd)
+  try {
+    console.log(
+      `\nto the first provider request, beside pi ${PI.version} (Node ${piVersion}) on the same loopback provider; ${PAIRS} pairs per case, wall time from start until the provider has the request`,
+    )
+    console.log("| case | median | pi, to the first provider request | ratio | target |")
+    console.log("|---|---|---|---|---|")
+    const rows: Array<{ name: string; node: string; target?: number }> = [
+      { name: `turnlog run, to the first provider request (Node ${process.version})`, node: process.execPath, target: 0.7 },
+    ]
+    if (pi.node !== process.execPath) rows.push({ name: `turnlog run, to the first provider request, on pi's Node (${piVersion})`, node: pi.node })
+    for (const row of rows) {
+      const figures = await besidePi(server, row.node, pi, cwd)
+      console.log(
+        `| ${row.name} | ${figures.turnlog.toFixed(0)} ms | ${figures.pi.toFixed(0)} ms | ${figures.ratio.toFixed(2)} | ${
+          row.target === undefined ? "—" : `≤ ${row.target} ${figures.ratio <= row.target ? "ok" : "OVER"}`
+        } |`,
+      )
+    }
+  } finally {
+    await server.close()
+  }
+}
+
 try {
   console.log(`start-up, ${buildNote()}; ${PAIRS} pairs per case, wall time from start to exit (acp: to the answer)`)
   console.log("| case | median | `node -e 0` (floor) | ratio | target |")
@@ -159,6 +342,7 @@ try {
       } |`,
     )
   }
+  await piSection()
 } finally {
   rmSync(home, { recursive: true, force: true })
 }
