@@ -7,6 +7,7 @@
 // when a build exists. TURNLOG_FROM_SOURCE=1 always runs the sources.
 // `turnlog --version` alone is answered here, before any of the command loads.
 import { readFileSync, statSync } from "node:fs"
+import * as nodeModule from "node:module"
 import { fileURLToPath } from "node:url"
 
 const cli = new URL("../", import.meta.url)
@@ -52,6 +53,10 @@ if (process.argv.length === 3 && process.argv[2] === "--version") {
 
 const why = staleness()
 if (why === "") {
+  // Node 22.1 and later keep the build's compiled code on disk (under the
+  // system's temp directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a
+  // command after the first skips most of compiling it. Node 20 has no such cache.
+  nodeModule.enableCompileCache?.()
   // A bare `turnlog acp` answers the editor's `initialize` before the command loads (src/AcpEarly.ts).
   if (process.argv.length === 3 && process.argv[2] === "acp") {
     const { answerInitialize } = await import(new URL("acpEarly.js", dist).href)
@@ -63,8 +68,7 @@ if (why === "") {
   // The workspace's packages export their sources under the "@turnlog/source"
   // condition (their default entries are the compiled dist/, possibly stale):
   // add it to every resolution before tsx, as `node --conditions` would.
-  const { register: registerHooks } = await import("node:module")
-  registerHooks(`data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`)
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`)
   const { register } = await import("tsx/esm/api")
   register({ tsconfig: fileURLToPath(new URL("tsconfig.json", cli)) })
   await import("../src/main.ts")
