@@ -4,7 +4,7 @@
  * the agent exits after its stdin closes.
  */
 import { spawn } from "node:child_process"
-import { Readable, Writable } from "node:stream"
+import { PassThrough, Readable, Writable } from "node:stream"
 import * as acp from "@agentclientprotocol/sdk"
 import { BIN, cleanEnv } from "./turnlog.js"
 
@@ -35,9 +35,17 @@ export const agent = async (
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
   const updates: Array<acp.SessionUpdate> = []
   const writer = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
+  // As an editor does, the agent's stdout is read until the agent exits, also
+  // after the client is done with it: a notification the agent sends after the
+  // last answer then finds a reader, not a broken pipe.
+  const output = new PassThrough()
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (!output.destroyed) output.write(chunk)
+  })
+  child.stdout.on("end", () => output.end())
   const stream = acp.ndJsonStream(
     new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) }),
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    Readable.toWeb(output) as ReadableStream<Uint8Array>,
   )
   const base = acp.client({ name: "turnlog-tests" })
     .onNotification("session/update", ({ params }) => void updates.push(params.update))
