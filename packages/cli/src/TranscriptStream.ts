@@ -8,7 +8,8 @@
  *
  * What a turn looks like can depend on later events in one way only: a turn
  * is marked compacted when it starts before the history the latest compaction
- * keeps, so that seq (`keptFrom`) is found by a first pass and given here.
+ * keeps, so that seq (`keptFrom`) is found by a first pass (the one
+ * `SessionStore.recovery` makes) and given here.
  */
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionStore } from "@turnlog/store"

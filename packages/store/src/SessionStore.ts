@@ -159,9 +159,12 @@ export interface Service {
   readonly stream: (id: SessionId, fromSeq: number) => Stream.Stream<SessionLog.SessionEvent, StoreError>
   /**
    * What `read` reports in `recovery` (a torn tail; an open last turn and the
-   * live process writing it), found by one streaming pass without holding the events.
+   * live process writing it), found by one streaming pass without holding the
+   * events. `onEvent` is given each event of that pass, in order, so a reader
+   * that needs something of the whole log before it prints (the latest
+   * compaction) learns it in the same pass.
    */
-  readonly recovery: (id: SessionId) => Effect.Effect<Recovery, StoreError>
+  readonly recovery: (id: SessionId, onEvent?: (event: SessionLog.SessionEvent) => void) => Effect.Effect<Recovery, StoreError>
   /**
    * The events from `fromSeq` on as they are flushed — by this store, another
    * process or another machine — each once, in seq order, never ending on its

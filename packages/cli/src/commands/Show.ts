@@ -78,9 +78,9 @@ const run = (id: SessionId, options: ShowOptions) =>
     const follow = options.follow === true || options.forever === true
     const header = yield* store.header(id)
     // What read would report, before the events are printed: a turn it finds open is the one in flight then.
-    const recovery = yield* store.recovery(id)
+    // The same pass finds where the latest compaction's kept history starts.
     const kept = new KeptFrom()
-    yield* Pages.forEach(store.stream(id, 1), (event) => kept.add(event))
+    const recovery = yield* store.recovery(id, (event) => kept.add(event))
     const printer = new Printer(header, kept.value)
     let next = 1
     const stored = store.stream(id, 1).pipe(Stream.tap((event) => Effect.sync(() => void (next = event.seq + 1))))

@@ -25,10 +25,10 @@ export const writePage = <E>(
 ): Effect.Effect<void, E | StoreError.StoreError, SessionStore.SessionStore> =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const recovery = yield* store.recovery(id)
     const header = yield* store.header(id)
+    // One pass finds what read would report and the session's facts for the page's head.
     const facts = new SessionFacts()
-    yield* Pages.forEach(store.stream(id, 1), (event) => facts.add(event))
+    const recovery = yield* store.recovery(id, (event) => facts.add(event))
     const page = new HtmlPage(header, facts.keptFrom)
     let text = head({ header, facts, store: storeKind, version: VERSION, live: live !== undefined })
     yield* Pages.forEachPage(store.stream(id, 1), (events) => {

@@ -315,7 +315,7 @@ export const makeCore = (backend: Backend) =>
 
       stream: (id, fromSeq) => Stream.unwrap(Effect.as(flushOwn(id), Streaming.stream(backend.streaming, id, fromSeq))),
 
-      recovery: (id) =>
+      recovery: (id, onEvent) =>
         Effect.zipRight(
           flushOwn(id),
           Streaming.recovery(
@@ -323,6 +323,7 @@ export const makeCore = (backend: Backend) =>
             id,
             // A session this store holds is written here: its open turn is in flight in this process.
             (id) => held.has(id) ? Effect.succeed(self()) : backend.holderOf?.(id) ?? Effect.succeed(undefined),
+            onEvent,
           ),
         ),
 

@@ -77,6 +77,7 @@ export const recovery = (
   streaming: Streaming,
   id: SessionId,
   holderOf: ((id: SessionId) => Effect.Effect<Holder | undefined, StoreError>) | undefined,
+  onEvent?: (event: SessionLog.SessionEvent) => void,
 ): Effect.Effect<Recovery, StoreError> =>
   Effect.scoped(Effect.gen(function*() {
     const tail = yield* streaming.tail(id, 1)
@@ -86,6 +87,7 @@ export const recovery = (
       const events = yield* tail.next
       if (events.length === 0) break
       for (const event of events) {
+        onEvent?.(event)
         if (event.type === "turn/start") open = event.seq
         else if (event.type === "turn/end") open = undefined
       }

@@ -451,7 +451,10 @@ export const conformance = (name: string, makeHarness: () => Harness) =>
               const header = yield* store.header(id)
               expect(header).toStrictEqual((yield* store.read(id)).header)
               expect(header.title).toBe("t")
-              expect(yield* store.recovery(id)).toStrictEqual({})
+              const seen: Array<SessionLog.SessionEvent> = []
+              expect(yield* store.recovery(id, (event) => void seen.push(event))).toStrictEqual({})
+              // The recovery's pass gives every event, as the stream does.
+              expect(JSON.stringify(seen)).toBe(JSON.stringify(written))
               const missing = yield* Effect.flip(Stream.runDrain(store.stream(SessionId.make("no-such-session"), 1)))
               expect(missing._tag).toBe("SessionNotFound")
               expect((yield* Effect.flip(store.header(SessionId.make("no-such-session"))))._tag).toBe("SessionNotFound")
