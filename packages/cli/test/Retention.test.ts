@@ -4,30 +4,12 @@
 // deleting nothing, a deleted session gone from `sessions` and `show`, an age
 // that is not one refused in one sentence. (The PostgreSQL store, and an old
 // session an editor holds: Retention.e2e.test.ts.)
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, it } from "vitest"
 import { turnlog } from "./support/inProcess.js"
+import { pruneAndDelete } from "./support/retention.js"
 import { removeTempDirs, tempDir } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
-
-/** A one-turn session log last written at `time`. */
-const log = (id: string, time: string) =>
-  [
-    { type: "session", version: 2, id, createdAt: time, cwd: "/p" },
-    { seq: 1, time, type: "turn/start", data: {} },
-    {
-      seq: 2,
-      time,
-      type: "user/message",
-      data: { message: { id: "m1", role: "user", content: [{ type: "text", text: `hello from ${id}` }], source: { kind: "user" } } },
-    },
-    { seq: 3, time, type: "turn/end", data: { reason: "completed" } },
-  ].map((line) => JSON.stringify(line)).join("\n") + "\n"
-
-const OLD = ["20200101T000000-00000001", "20200102T000000-00000002"]
-const RECENT = "20990101T000000-00000003"
 
 const stores: ReadonlyArray<{ readonly kind: string; readonly skip: boolean }> = [
   { kind: "jsonl", skip: false },
@@ -40,43 +22,7 @@ for (const { kind, skip } of stores) {
       const home = tempDir(`retention-${kind}`)
       const cwd = tempDir(`retention-${kind}-cwd`)
       const env = { TURNLOG_HOME: home }
-      const args = (rest: ReadonlyArray<string>) => ["--store", kind, ...rest]
-      for (const [id, time] of [[OLD[0]!, "2020-01-01T00:00:00.000Z"], [OLD[1]!, "2020-01-02T00:00:00.000Z"], [RECENT, new Date().toISOString()]] as const) {
-        const file = join(home, `${id}.jsonl`)
-        writeFileSync(file, log(id, time))
-        const imported = await turnlog(args(["import", file]), { cwd, env })
-        expect(imported.code, imported.stderr).toBe(0)
-      }
-
-      const dry = await turnlog(args(["prune", "--older-than", "30d", "--dry-run"]), { cwd, env })
-      expect(dry.code, dry.stderr).toBe(0)
-      expect(dry.stdout).toBe(
-        `${OLD[1]}  2020-01-02T00:00:00.000Z  would be deleted\n${OLD[0]}  2020-01-01T00:00:00.000Z  would be deleted\n`,
-      )
-      expect(dry.stderr).toBe("turnlog: 2 of 3 session(s) last written more than 30d ago would be deleted (nothing was)\n")
-
-      const pruned = await turnlog(args(["prune", "--older-than", "30d"]), { cwd, env })
-      expect(pruned.code, pruned.stderr).toBe(0)
-      expect(pruned.stdout).toBe(`${OLD[1]}  2020-01-02T00:00:00.000Z  deleted\n${OLD[0]}  2020-01-01T00:00:00.000Z  deleted\n`)
-      expect(pruned.stderr).toBe("turnlog: deleted 2 of 3 session(s) last written more than 30d ago\n")
-      const listed = await turnlog(args(["sessions", "--json"]), { cwd, env })
-      expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((s) => s.id)).toStrictEqual([RECENT])
-
-      const deleted = await turnlog(args(["delete", RECENT]), { cwd, env })
-      expect(deleted.code, deleted.stderr).toBe(0)
-      expect(deleted.stderr).toBe(`turnlog: deleted session ${RECENT}\n`)
-      const shown = await turnlog(args(["show", RECENT]), { cwd, env })
-      expect(shown.code).toBe(1)
-      expect(shown.stderr).toBe(`turnlog: session ${RECENT} not found (list sessions with: turnlog sessions)\n`)
-      const again = await turnlog(args(["delete", RECENT]), { cwd, env })
-      expect(again.code).toBe(1)
-      expect(again.stderr).toBe(`turnlog: session ${RECENT} not found (list sessions with: turnlog sessions)\n`)
-
-      const bad = await turnlog(args(["prune", "--older-than", "a month"]), { cwd, env })
-      expect(bad.code).toBe(2)
-      expect(bad.stderr).toBe(
-        `turnlog: --older-than "a month" is not an age: give a whole number and a unit, m, h, d or w (for example 30d)\n`,
-      )
+      await pruneAndDelete(turnlog, kind, home, cwd, env)
     })
   })
 }
