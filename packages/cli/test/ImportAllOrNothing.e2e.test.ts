@@ -17,28 +17,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { admin, schemaUrl, skipPostgres } from "./support/postgres.js"
-import { BIN, cleanEnv, hasStackTrace, type Outcome, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { header, ID, log, NO_SESSIONS, refusesUnservable, storesDeepest, turns } from "./support/importLogs.js"
+import { BIN, cleanEnv, type Outcome, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
-
-const ID = "20260101T000000-1e2e3e4e"
-const TIME = "2026-01-01T00:00:00.000Z"
-const header = (fields: Record<string, unknown> = {}) => JSON.stringify({ type: "session", version: 2, id: ID, createdAt: TIME, cwd: "/work/moved", ...fields })
-const event = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, time: TIME, type, data })
-const user = (seq: number, text: string) =>
-  event(seq, "user/message", { message: { id: `msg_${seq}`, role: "user", content: [{ type: "text", text }], source: { kind: "user" } } })
-/** `turns` completed turns; the user message of turn `bigTurn` is `bigText`. */
-const turns = (count: number, bigTurn = -1, bigText = "") =>
-  Array.from({ length: count }, (_, t) => [
-    event(3 * t + 1, "turn/start", {}),
-    user(3 * t + 2, t === bigTurn ? bigText : `turn ${t}`),
-    event(3 * t + 3, "turn/end", { reason: "completed" }),
-  ]).flat()
-const log = (...lines: ReadonlyArray<string>) => lines.map((l) => `${l}\n`).join("")
-/** A `turn/start` whose line nests `depth` levels deep (the event, its data, then arrays). */
-const nested = (seq: number, depth: number) =>
-  `{"seq":${seq},"time":"${TIME}","type":"turn/start","data":{"x":${"[".repeat(depth - 2)}${"]".repeat(depth - 2)}}}`
 
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex")
 
@@ -83,7 +66,6 @@ afterAll(async () => {
   for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
 })
 
-const NO_SESSIONS = "no sessions yet (start one with: turnlog run <prompt>)\n"
 const files = tempDir("import-files")
 const cwd = tempDir("import-cwd")
 
@@ -106,38 +88,12 @@ const at = async (store: Store) => {
 describe.each(STORES.filter((store) => store.name === "postgres"))("turnlog import into $name", (store) => {
   it("refuses an id no store serves, a relative cwd and an event nested 100,000 levels deep: one sentence each, nothing stored", async () => {
     const { run, empty } = await at(store)
-    const long = "a".repeat(300)
-    const chars = 'letters, digits, ".", "_" and "-", not first'
-    const cases: ReadonlyArray<[string, string, string]> = [
-      ["dots.jsonl", log(header({ id: "../../tmp/x" }), ...turns(1)), `:1: "../../tmp/x" is not a session id (${chars})`],
-      ["slash.jsonl", log(header({ id: "a/b" }), ...turns(1)), `:1: "a/b" is not a session id (${chars})`],
-      ["long.jsonl", log(header({ id: long }), ...turns(1)), `:1: "${"a".repeat(40)}"… (300 characters) is not a session id (at most 200 characters)`],
-      ["cwd.jsonl", log(header({ cwd: "../../.." }), ...turns(1)), `:1: the session's cwd "../../.." is not an absolute path`],
-      [
-        "deep.jsonl",
-        log(header(), event(1, "turn/start", {}), nested(2, 100_000)),
-        ":3: the line nests objects and arrays more than 1000 levels deep (a store writes at most 1000)",
-      ],
-    ]
-    for (const [name, text, said] of cases) {
-      const file = join(files, `${store.name}-${name}`)
-      writeFileSync(file, text)
-      const outcome = await run(["import", file])
-      expect(outcome).toStrictEqual({ code: 1, stdout: "", stderr: `turnlog: ${file}${said}: nothing imported\n` })
-      expect(hasStackTrace(outcome.stderr)).toBe(false)
-    }
-    await empty()
+    await refusesUnservable(run, empty, files, store.name)
   })
 
   it("stores an event nested as deep as allowed, and exports it byte for byte", async () => {
     const { run } = await at(store)
-    const text = log(header(), nested(1, 1000), event(2, "turn/end", { reason: "completed" }))
-    const file = join(files, `${store.name}-deepest.jsonl`)
-    writeFileSync(file, text)
-    expect(await run(["import", file])).toStrictEqual({ code: 0, stdout: `imported session ${ID}: 2 events\n`, stderr: "" })
-    const exported = await run(["export", ID])
-    expect(exported.code, exported.stderr).toBe(0)
-    expect(exported.stdout).toBe(text)
+    await storesDeepest(run, files, store.name)
   })
 })
 

@@ -10,27 +10,10 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { turnlog } from "./support/inProcess.js"
-import { hasStackTrace, removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
+import { header, ID, log, NO_SESSIONS, refusesUnservable, storesDeepest, turns } from "./support/importLogs.js"
+import { removeTempDirs, tempDir, textScript } from "./support/turnlog.js"
 
 afterAll(removeTempDirs)
-
-const ID = "20260101T000000-1e2e3e4e"
-const TIME = "2026-01-01T00:00:00.000Z"
-const header = (fields: Record<string, unknown> = {}) => JSON.stringify({ type: "session", version: 2, id: ID, createdAt: TIME, cwd: "/work/moved", ...fields })
-const event = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, time: TIME, type, data })
-const user = (seq: number, text: string) =>
-  event(seq, "user/message", { message: { id: `msg_${seq}`, role: "user", content: [{ type: "text", text }], source: { kind: "user" } } })
-/** `turns` completed turns; the user message of turn `bigTurn` is `bigText`. */
-const turns = (count: number, bigTurn = -1, bigText = "") =>
-  Array.from({ length: count }, (_, t) => [
-    event(3 * t + 1, "turn/start", {}),
-    user(3 * t + 2, t === bigTurn ? bigText : `turn ${t}`),
-    event(3 * t + 3, "turn/end", { reason: "completed" }),
-  ]).flat()
-const log = (...lines: ReadonlyArray<string>) => lines.map((l) => `${l}\n`).join("")
-/** A `turn/start` whose line nests `depth` levels deep (the event, its data, then arrays). */
-const nested = (seq: number, depth: number) =>
-  `{"seq":${seq},"time":"${TIME}","type":"turn/start","data":{"x":${"[".repeat(depth - 2)}${"]".repeat(depth - 2)}}}`
 
 interface Store {
   readonly name: "jsonl" | "sqlite"
@@ -43,7 +26,6 @@ const STORES: ReadonlyArray<Store> = [
   { name: "sqlite", fresh: async () => ({ args: ["--store", "sqlite"], env: { TURNLOG_HOME: tempDir("import-sqlite") } }) },
 ]
 
-const NO_SESSIONS = "no sessions yet (start one with: turnlog run <prompt>)\n"
 const files = tempDir("import-files")
 const cwd = tempDir("import-cwd")
 
@@ -62,38 +44,12 @@ describe.each(STORES)("turnlog import into $name", (store) => {
 
   it("refuses an id no store serves, a relative cwd and an event nested 100,000 levels deep: one sentence each, nothing stored", async () => {
     const { run, empty } = await at()
-    const long = "a".repeat(300)
-    const chars = 'letters, digits, ".", "_" and "-", not first'
-    const cases: ReadonlyArray<[string, string, string]> = [
-      ["dots.jsonl", log(header({ id: "../../tmp/x" }), ...turns(1)), `:1: "../../tmp/x" is not a session id (${chars})`],
-      ["slash.jsonl", log(header({ id: "a/b" }), ...turns(1)), `:1: "a/b" is not a session id (${chars})`],
-      ["long.jsonl", log(header({ id: long }), ...turns(1)), `:1: "${"a".repeat(40)}"… (300 characters) is not a session id (at most 200 characters)`],
-      ["cwd.jsonl", log(header({ cwd: "../../.." }), ...turns(1)), `:1: the session's cwd "../../.." is not an absolute path`],
-      [
-        "deep.jsonl",
-        log(header(), event(1, "turn/start", {}), nested(2, 100_000)),
-        ":3: the line nests objects and arrays more than 1000 levels deep (a store writes at most 1000)",
-      ],
-    ]
-    for (const [name, text, said] of cases) {
-      const file = join(files, `${store.name}-${name}`)
-      writeFileSync(file, text)
-      const outcome = await run(["import", file])
-      expect(outcome).toStrictEqual({ code: 1, stdout: "", stderr: `turnlog: ${file}${said}: nothing imported\n` })
-      expect(hasStackTrace(outcome.stderr)).toBe(false)
-    }
-    await empty()
+    await refusesUnservable(run, empty, files, store.name)
   })
 
   it("stores an event nested as deep as allowed, and exports it byte for byte", async () => {
     const { run } = await at()
-    const text = log(header(), nested(1, 1000), event(2, "turn/end", { reason: "completed" }))
-    const file = join(files, `${store.name}-deepest.jsonl`)
-    writeFileSync(file, text)
-    expect(await run(["import", file])).toStrictEqual({ code: 0, stdout: `imported session ${ID}: 2 events\n`, stderr: "" })
-    const exported = await run(["export", ID])
-    expect(exported.code, exported.stderr).toBe(0)
-    expect(exported.stdout).toBe(text)
+    await storesDeepest(run, files, store.name)
   })
 })
 
