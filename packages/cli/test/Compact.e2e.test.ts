@@ -4,13 +4,11 @@
 import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { loopbackHome } from "./support/loopbackHome.js"
-import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, tempDir, turnlog } from "./support/turnlog.js"
+import { threeLongTurns } from "./support/compactSession.js"
+import { BIN, cleanEnv, logLines, removeTempDirs, sessionIds, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
-
-const long = (label: string) => Array.from({ length: 500 }, (_, i) => `${label}${i}`).join(" ")
 
 describe("turnlog compact", () => {
   let server: Loopback.Server
@@ -19,29 +17,8 @@ describe("turnlog compact", () => {
   })
   afterAll(() => server.close())
 
-  /** A session of three long answered turns on the loopback provider over `api`, in a fresh home. */
-  const threeLongTurns = async (label: string, api: Loopback.Api) => {
-    const { home, env } = loopbackHome(server, {
-      model: "local/small",
-      providers: {
-        local: {
-          api,
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
-        },
-      },
-      compaction: { keepRecentTokens: 2000 },
-    }, "compact")
-    const cwd = tempDir(`${label}-cwd`)
-    for (let i = 1; i <= 3; i++) {
-      server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
-      const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
-      expect((await turnlog(args, { cwd, env })).code).toBe(0)
-    }
-    return { home, cwd, env }
-  }
-
   it("a process killed while its summary streams leaves the session as if the compaction had not started", async () => {
-    const { home, cwd, env } = await threeLongTurns("compact-kill", "openai-responses")
+    const { home, cwd, env } = await threeLongTurns(server, turnlog, "compact-kill", "openai-responses")
     // The provider refuses the next request as too large; the summary then streams slowly.
     server.enqueue(
       { status: 400, kind: "context-overflow" },

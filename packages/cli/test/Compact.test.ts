@@ -4,14 +4,12 @@
 // and the next `run --continue` sends the summary instead of the old turns.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Loopback } from "@turnlog/testkit"
-import { loopbackHome } from "./support/loopbackHome.js"
+import { threeLongTurns } from "./support/compactSession.js"
 import { turnlog } from "./support/inProcess.js"
-import { logLines, removeTempDirs, sessionIds, tempDir } from "./support/turnlog.js"
+import { logLines, removeTempDirs, sessionIds } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
-
-const long = (label: string) => Array.from({ length: 500 }, (_, i) => `${label}${i}`).join(" ")
 
 describe("turnlog compact", () => {
   let server: Loopback.Server
@@ -20,29 +18,8 @@ describe("turnlog compact", () => {
   })
   afterAll(() => server.close())
 
-  /** A session of three long answered turns on the loopback provider over `api`, in a fresh home. */
-  const threeLongTurns = async (label: string, api: Loopback.Api) => {
-    const { home, env } = loopbackHome(server, {
-      model: "local/small",
-      providers: {
-        local: {
-          api,
-          models: [{ id: "small", contextWindow: 16384, maxTokens: 4096 }],
-        },
-      },
-      compaction: { keepRecentTokens: 2000 },
-    }, "compact")
-    const cwd = tempDir(`${label}-cwd`)
-    for (let i = 1; i <= 3; i++) {
-      server.enqueue({ blocks: [{ type: "text", text: `Answer ${i}. ${long(`a${i}x`)}` }] })
-      const args = i === 1 ? ["run", `Question ${i}. ${long(`q${i}x`)}`] : ["run", "--continue", `Question ${i}. ${long(`q${i}x`)}`]
-      expect((await turnlog(args, { cwd, env })).code).toBe(0)
-    }
-    return { home, cwd, env }
-  }
-
   it("summarises the older turns with the session's model and prints the estimates before and after", async () => {
-    const { home, cwd, env } = await threeLongTurns("compact", "anthropic-messages")
+    const { home, cwd, env } = await threeLongTurns(server, turnlog, "compact", "anthropic-messages")
     expect(await turnlog(["compact"], { cwd, env })).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("compact needs one of --session <id> or --continue"),
