@@ -6,6 +6,10 @@
  * - continue: `run --continue` time to first request (from spawning the
  *   process until the loopback provider has the request), on a session of
  *   5,000 long turns (100 text deltas each) / one of 100. Target ≤ 1.5.
+ * - log version: `run --continue` on the 5,000-turn session as version 4
+ *   writes it (each message referring to the text its request streamed) / the
+ *   same turns in a version-3 log (each text stored twice). Target ≤ 1.0 (no
+ *   slower), within the noise of a shared machine.
  * - missing index: `run --continue` on the 5,000-turn session with `index/`
  *   deleted before each run / with the index up to date. The lookup reads the
  *   log once (open reuses what list read) and makes the entry again. Target ≤ 1.3.
@@ -21,13 +25,13 @@
  * Run: `npm run bench -- index`.
  */
 import { execFile, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { makeMessageId, type SessionId, SessionLog } from "@turnlog/protocol"
-import { SessionStore, StoreLayer } from "@turnlog/store"
+import { LogFormat, SessionStore, StoreLayer } from "@turnlog/store"
 import { Loopback } from "@turnlog/testkit"
 import { PiAiScript } from "@turnlog/llm-pi-ai"
 
@@ -70,10 +74,12 @@ const template = async (): Promise<ReadonlyArray<SessionLog.SessionEvent>> => {
   const ran = await turnlog(["run", "a long question about the session index"], home, env(home, { TURNLOG_SCRIPTED_MODEL: script }))
   if (ran.code !== 0) throw new Error(`the template run failed: ${ran.stderr}`)
   const [file] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl"))
-  const lines = readFileSync(join(home, "sessions", file!), "utf8").trim().split("\n").slice(1)
-  const events = lines.map((line) => JSON.parse(line) as SessionLog.SessionEvent)
+  const bytes = readFileSync(join(home, "sessions", file!))
+  // Decoded as a store reads it: a message line's references to its request's text are resolved.
+  const { events, header } = Either.getOrThrow(LogFormat.decode(bytes, file!))
   const deltas = SessionLog.chunksIn(events).filter((c) => c.type === "text-delta").length
-  console.log(`template turn: ${events.length} events, ${deltas} text deltas, ${Buffer.byteLength(lines.join("\n"))} bytes`)
+  const headerBytes = Buffer.byteLength(LogFormat.encodeHeader(header))
+  console.log(`template turn: ${events.length} events, ${deltas} text deltas, ${bytes.length - headerBytes} bytes (log version ${header.version})`)
   return events
 }
 
@@ -95,13 +101,18 @@ const turnsOf = (turn: ReadonlyArray<SessionLog.SessionEvent>, from: number, cou
 
 type AnyStore = Layer.Layer<SessionStore.SessionStore, unknown>
 
-/** Writes sessions through a store: `[cwd, turns]` each; returns their ids. */
-const writeSessions = (layer: AnyStore, turn: ReadonlyArray<SessionLog.SessionEvent>, sessions: ReadonlyArray<readonly [string, number]>) =>
+/** Writes sessions through a store: `[cwd, turns]` each, in log format `version`; returns their ids. */
+const writeSessions = (
+  layer: AnyStore,
+  turn: ReadonlyArray<SessionLog.SessionEvent>,
+  sessions: ReadonlyArray<readonly [string, number]>,
+  version = SessionLog.LOG_VERSION,
+) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const store = Context.get(yield* Layer.build(layer), SessionStore.SessionStore)
     const ids: Array<SessionId> = []
     for (const [cwd, turns] of sessions) {
-      const id = yield* store.create({ cwd })
+      const id = yield* store.create({ cwd, version })
       for (let t = 0; t < turns; t += 50) {
         yield* store.append(id, turnsOf(turn, 1 + t * turn.length, Math.min(50, turns - t)))
         yield* store.flush(id)
@@ -193,6 +204,16 @@ try {
   configure(long)
   configure(short)
   await pair(`run --continue, time to first request, ${LONG_TURNS} / 100 long turns`, 1.5, () => continueOnce(long, cwd), () => continueOnce(short, cwd))
+  // The same session in the log format before each text was stored once.
+  const v3 = temp("long-v3")
+  await writeSessions(jsonl(v3), turn, [[cwd, LONG_TURNS]], 3)
+  configure(v3)
+  const logBytes = (home: string) => {
+    const [file] = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl"))
+    return statSync(join(home, "sessions", file!)).size
+  }
+  console.log(`${LONG_TURNS}-turn log: version 4 ${logBytes(long)} bytes, version 3 ${logBytes(v3)} bytes (${(logBytes(long) / logBytes(v3)).toFixed(2)}×)`)
+  await pair(`run --continue, ${LONG_TURNS} long turns, log version 4 / version 3`, 1.0, () => continueOnce(long, cwd), () => continueOnce(v3, cwd))
   // The same session, its index deleted before each run (a copy, a restore) / up to date (the run before made it again).
   await pair(
     `run --continue, ${LONG_TURNS} long turns, index deleted / up to date`,

@@ -26,7 +26,14 @@ import { StreamChunk } from "./StreamChunk.js"
 import { Usage } from "./Usage.js"
 
 /** The log format version this build reads and writes. */
-export const LOG_VERSION = 3
+export const LOG_VERSION = 4
+
+/**
+ * The first version whose `assistant/message` lines may store a text, the
+ * envelope or the usage by reference to what the message's request streamed
+ * (the log's encoding only: a decoded event always holds them whole).
+ */
+export const STREAMED_MESSAGE_VERSION = 4
 
 /** The first version whose batches may end a block streamed over several of them by reference. */
 export const STREAMED_END_VERSION = 3

@@ -18,6 +18,7 @@ import { join } from "node:path"
 import { Context, Effect, Layer } from "effect"
 import { type SessionId, SessionLog, type StreamChunk } from "@turnlog/protocol"
 import { layerJsonl } from "../src/Jsonl.js"
+import * as LogFormat from "../src/LogFormat.js"
 import { type Service, SessionStore } from "../src/SessionStore.js"
 import type { StoreError } from "../src/StoreError.js"
 
@@ -95,7 +96,16 @@ const timeIt = (f: () => unknown): Promise<number> =>
 const main = async () => {
   const v1 = Buffer.byteLength(linesOf(1, 1, false))
   const v2 = Buffer.byteLength(linesOf(1, 1, true))
-  console.log(`bytes per ${DELTAS}-delta turn: version 1 ${v1} B, version 2 ${v2} B (${(v2 / v1).toFixed(2)}×)`)
+  // Version 4: the same turn, its message referring to the text its request streamed.
+  const v4 = Buffer.byteLength(
+    LogFormat.encoder({ type: "session", version: 4, id: "x" as SessionId, createdAt: "", cwd: "/" })(
+      SessionLog.stamp(1, turnInputs(1, true), new Date(1_750_000_000_001).toISOString()),
+    ),
+  )
+  console.log(
+    `bytes per ${DELTAS}-delta turn: version 1 ${v1} B, version 2 ${v2} B (${(v2 / v1).toFixed(2)}×), ` +
+      `version 4 ${v4} B (${(v4 / v1).toFixed(2)}×)`,
+  )
 
   const home = mkdtempSync(join(tmpdir(), "turnlog-bench-compact-"))
   try {

@@ -27,6 +27,7 @@ import {
   type OpenLog,
   openLog,
   publish,
+  type Published,
   removeLeftovers,
 } from "./internal/JsonlFile.js"
 import {
@@ -200,7 +201,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
           const entry = new EntryWriter(io, indexDir, id)
           // A first write that failed after its file was linked into place: what
           // it published, so the retry completes it instead of publishing again.
-          let published: { readonly size: number; readonly count: number } | undefined
+          let published: { readonly log: Published; readonly count: number } | undefined
           // Called once the events are durable: it must not fail the write, or the
           // events would stay buffered and be written again.
           const written = (header: SessionLog.SessionHeader, events: ReadonlyArray<SessionLog.SessionEvent>, first: boolean) => {
@@ -222,8 +223,8 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
               attempt(file, first ? "create" : "append to", () => {
                 if (log === undefined) {
                   if (first) {
-                    published ??= { size: publish(io, file, header, events), count: events.length }
-                    log = completePublish(io, file, published.size)
+                    published ??= { log: publish(io, file, header, events), count: events.length }
+                    log = completePublish(io, file, published.log)
                     // A retry may carry events appended since the failed attempt.
                     const rest = events.slice(published.count)
                     published = undefined
@@ -231,7 +232,7 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
                     written(header, events, true)
                     return
                   }
-                  log = openLog(io, file, scanned.get(id) ?? 0)
+                  log = openLog(io, file, scanned.get(id) ?? 0, header.version)
                 }
                 appendEvents(io, log, events)
                 written(header, events, false)

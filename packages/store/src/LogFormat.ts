@@ -20,9 +20,10 @@
 import { isAbsolute } from "node:path"
 import { Either } from "effect"
 import { sessionIdProblem, type SessionLog } from "@turnlog/protocol"
-import { decodeLine } from "./internal/EventLine.js"
+import { decodeAfterDamage, decodeLine } from "./internal/EventLine.js"
 import { serialize } from "./internal/JsonlFile.js"
 import { nestsDeeperThan } from "./internal/Nesting.js"
+import { serializeEvents, Streamed } from "./internal/StreamedRefs.js"
 import { parseHeader } from "./internal/JsonlScan.js"
 import { SessionCorrupt, type StoreError, UnknownEvent } from "./StoreError.js"
 
@@ -45,8 +46,19 @@ const MIB = 1024 * 1024
 /** The header line, newline included, as the JSONL layer writes it. */
 export const encodeHeader = (header: SessionLog.SessionHeader): string => JSON.stringify(header) + "\n"
 
-/** Event lines, each with its newline, as the JSONL layer appends them. */
+/** Event lines, each with its newline, every message whole (what any version reads). */
 export const encodeEvents = (events: ReadonlyArray<SessionLog.SessionEvent>): string => serialize(events)
+
+/**
+ * The event lines of one session, in order, a piece at a time, as the JSONL
+ * layer appends them: in a version-4 session a message refers to what its
+ * request streamed instead of holding it again (see `StreamedRefs`), so the
+ * encoder follows the session from its first event.
+ */
+export const encoder = (header: SessionLog.SessionHeader): (events: ReadonlyArray<SessionLog.SessionEvent>) => string => {
+  const streamed = new Streamed(header.version)
+  return (events) => serializeEvents(events, streamed)
+}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
@@ -113,13 +125,18 @@ export const decode = (bytes: Uint8Array, file: string): Either.Either<Session, 
   if (!isAbsolute(cwd)) return corrupt(1, `the session's cwd ${quoted(cwd)} is not an absolute path`)
   if (nestsDeeperThan(first, MAX_DEPTH)) return tooDeep(1)
   const events: Array<SessionLog.SessionEvent> = []
+  const streamed = new Streamed(header.right.version)
   let damage: number | undefined
   for (let i = 1; i < lines.length; i++) {
     const n = i + 1
     const text = lines[i]
     const torn = i === lines.length - 1 && !complete
     if (text !== undefined && nestsDeeperThan(text, MAX_DEPTH)) return tooDeep(n)
-    const result = text === undefined || torn ? { _tag: "Unparsable" as const } : decodeLine(text)
+    const result = text === undefined || torn
+      ? { _tag: "Unparsable" as const }
+      : damage !== undefined
+      ? decodeAfterDamage(text)
+      : decodeLine(text, streamed)
     if (damage !== undefined) {
       // The JSONL reader's rule: damage followed by a complete event was committed, not torn.
       if (result._tag === "Event") {

@@ -50,7 +50,7 @@ describe("jsonl: file format and recovery", () => {
         expect(lines[4]).toBe("")
         expect(JSON.parse(lines[0]!)).toStrictEqual({
           type: "session",
-          version: 3,
+          version: 4,
           id,
           createdAt: expect.any(String),
           cwd: "/p",
@@ -154,11 +154,11 @@ describe("jsonl: file format and recovery", () => {
         expect(readFileSync(file, "utf8")).toBe(good + '{"seq":4,"time":"t","type":"memory/compact","data":{}}\n')
 
         const [header, ...rest] = good.split("\n")
-        // Version 3 (block-ends streamed over batches by reference) is this build's; 4 is a newer one's, refused in the words an older build refuses 3 in.
-        writeFileSync(file, [JSON.stringify({ ...JSON.parse(header!), version: 4, extra: true }), ...rest].join("\n"))
+        // Version 4 (a message refers to the text its request streamed) is this build's; 5 is a newer one's, refused in the words an older build refuses 4 in.
+        writeFileSync(file, [JSON.stringify({ ...JSON.parse(header!), version: 5, extra: true }), ...rest].join("\n"))
         const newer = yield* Effect.flip(withStore(h, (store) => store.read(id)))
-        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 4, supported: 3 })
-        expect(newer.message).toBe(`${file}: log version 4 was written by a newer turnlog (this build reads version 3)`)
+        expect(newer).toMatchObject({ _tag: "UnsupportedVersion", file, found: 5, supported: 4 })
+        expect(newer.message).toBe(`${file}: log version 5 was written by a newer turnlog (this build reads version 4)`)
         // Listed as unreadable, with why; it hides no other session.
         const listed = yield* withStore(h, (store) => store.list())
         expect(listed.sessions).toStrictEqual([])

@@ -43,9 +43,9 @@ describe("LogFormat", () => {
     Effect.gen(function*() {
       const { text, read, decoded } = yield* judged((t) => t)
       const session = Either.getOrThrow(decoded)
-      expect(LogFormat.encodeHeader(session.header) + LogFormat.encodeEvents(session.events)).toBe(text)
+      expect(LogFormat.encodeHeader(session.header) + LogFormat.encoder(session.header)(session.events)).toBe(text)
       const loaded = Either.getOrThrow(read)
-      expect(LogFormat.encodeHeader(loaded.header) + LogFormat.encodeEvents(loaded.events)).toBe(text)
+      expect(LogFormat.encodeHeader(loaded.header) + LogFormat.encoder(loaded.header)(loaded.events)).toBe(text)
       expect(session.events).toStrictEqual(events)
     }))
 

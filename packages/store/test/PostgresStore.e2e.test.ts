@@ -95,12 +95,12 @@ describePostgres("postgres: schema, versions and refusals", () => {
     withSchema((h, schema, where) =>
       Effect.gen(function*() {
         const id = yield* writeSession(h)
-        yield* admin(`UPDATE ${schema}.sessions SET version = 4`)
+        yield* admin(`UPDATE ${schema}.sessions SET version = 5`)
         expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({
           _tag: "UnsupportedVersion",
           file: where,
-          found: 4,
-          supported: 3,
+          found: 5,
+          supported: 4,
         })
         const listed = yield* withStore(h, (store) => store.list())
         expect(listed.unreadable.map((u) => [u.id, u.error._tag])).toStrictEqual([[id, "UnsupportedVersion"]])

@@ -111,12 +111,12 @@ describe("sqlite: schema, durability settings and refusals", () => {
       Effect.gen(function*() {
         const id = yield* writeSession(h)
         const file = join(home, "sessions.db")
-        yield* db("UPDATE sessions SET version = 4")
+        yield* db("UPDATE sessions SET version = 5")
         expect(yield* Effect.flip(withStore(h, (store) => store.read(id)))).toMatchObject({
           _tag: "UnsupportedVersion",
           file,
-          found: 4,
-          supported: 3,
+          found: 5,
+          supported: 4,
         })
         // Listed as unreadable, with why; it hides no other session.
         const listed = yield* withStore(h, (store) => store.list())

@@ -54,8 +54,9 @@ const writeAll = <E>(
 ): Effect.Effect<void, StoreError.StoreError | E> =>
   Effect.gen(function*() {
     let text = LogFormat.encodeHeader(header)
+    const encode = LogFormat.encoder(header)
     yield* Pages.forEachPage(events, (page) => {
-      text += LogFormat.encodeEvents(Chunk.toReadonlyArray(page))
+      text += encode(Chunk.toReadonlyArray(page))
       if (text.length < PIECE) return Effect.void
       const piece = text
       text = ""

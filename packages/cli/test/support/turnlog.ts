@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Either } from "effect"
 import * as PiAiScript from "@turnlog/llm-pi-ai/PiAiScript"
+import { LogFormat } from "@turnlog/store"
 
 export const BIN = fileURLToPath(new URL("../../bin/turnlog.js", import.meta.url))
 
@@ -76,5 +78,16 @@ export const textScript = (dir: string, replies: ReadonlyArray<string>, name = "
 export const sessionIds = (home: string): Array<string> =>
   readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""))
 
-/** Every line of session `id`'s JSONL log, parsed: the header, then the events. */
-export const logLines = (home: string, id: string) => readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+/**
+ * Every line of session `id`'s JSONL log, parsed: the header, then the events
+ * as a store reads them (a version-4 message's references to what its request
+ * streamed resolved). Complete lines only: a line being written is not yet one.
+ */
+export const logLines = (home: string, id: string): Array<any> => {
+  const file = join(home, "sessions", `${id}.jsonl`)
+  const bytes = readFileSync(file)
+  const end = bytes.lastIndexOf(0x0a) + 1
+  const decoded = LogFormat.decode(bytes.subarray(0, end), file)
+  if (Either.isLeft(decoded)) throw new Error(decoded.left.message)
+  return [decoded.right.header, ...decoded.right.events]
+}

@@ -6,6 +6,7 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { SessionLog } from "@turnlog/protocol"
+import type { Streamed } from "./StreamedRefs.js"
 import { compileGuard, type Guard } from "./tuned/Guard.js"
 
 export type LineResult =
@@ -100,12 +101,49 @@ export const classify = (value: unknown): LineResult => {
     : { _tag: "Invalid", detail: explain(value) }
 }
 
-export const decodeLine = (line: string): LineResult => {
+/**
+ * A parsed line of a log read in order: its references to what its request
+ * streamed resolved through `streamed` (see `StreamedRefs`), which moves past
+ * it, then classified.
+ */
+export const decodeWith = (streamed: Streamed, value: unknown): LineResult => {
+  const problem = streamed.decode(value)
+  return problem === undefined ? classify(value) : { _tag: "Invalid", detail: problem }
+}
+
+/**
+ * A parsed line after an unreadable one: judged only for whether it is a
+ * complete event (which makes the unreadable line damage, not a torn tail).
+ * A message whose references cannot be followed past the damage is still one.
+ */
+export const committedAfterDamage = (value: unknown): LineResult => {
+  const result = classify(value)
+  if (result._tag !== "Invalid" || typeof value !== "object" || value === null) return result
+  const line = value as { readonly seq?: unknown; readonly time?: unknown; readonly type?: unknown; readonly data?: unknown }
+  return line.type === "assistant/message" && typeof line.seq === "number" && typeof line.time === "string" &&
+      typeof line.data === "object" && line.data !== null
+    ? { _tag: "Event", event: value as SessionLog.SessionEvent }
+    : result
+}
+
+/** A line after an unreadable one (see `committedAfterDamage`). */
+export const decodeAfterDamage = (line: string): LineResult => {
   let value: unknown
   try {
     value = JSON.parse(line)
   } catch {
     return unparsable
   }
-  return classify(value)
+  return committedAfterDamage(value)
+}
+
+/** One line (of a log read in order, through `streamed` when given). */
+export const decodeLine = (line: string, streamed?: Streamed): LineResult => {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return unparsable
+  }
+  return streamed === undefined ? classify(value) : decodeWith(streamed, value)
 }

@@ -15,12 +15,10 @@ import { basename, dirname, join } from "node:path"
 import type { SessionLog } from "@turnlog/protocol"
 import { errorCode, type FileIo, syncDirectory, writeAll } from "./FileIo.js"
 import type { TornTail } from "./JsonlScan.js"
+import { serializeEvents, Streamed } from "./StreamedRefs.js"
 
-export const serialize = (events: ReadonlyArray<SessionLog.SessionEvent>): string => {
-  let text = ""
-  for (const event of events) text += JSON.stringify(event) + "\n"
-  return text
-}
+/** Event lines as they are, each with its newline (no references: valid in every version). */
+export const serialize = (events: ReadonlyArray<SessionLog.SessionEvent>): string => serializeEvents(events)
 
 export class AlreadyExists extends Error {
   constructor(readonly file: string) {
@@ -35,6 +33,8 @@ export interface OpenLog {
   size: number
   /** A failed write could not be rolled back: cut back before the next write. */
   dirty: boolean
+  /** What the log's latest request streamed, as far as acknowledged (see `StreamedRefs`). */
+  streamed: Streamed
 }
 
 /**
@@ -115,6 +115,7 @@ const writeLines = (
   fd: number,
   header: SessionLog.SessionHeader,
   events: ReadonlyArray<SessionLog.SessionEvent>,
+  streamed: Streamed,
 ): number => {
   let size = 0
   let piece = JSON.stringify(header) + "\n"
@@ -125,12 +126,18 @@ const writeLines = (
     piece = ""
   }
   for (const event of events) {
-    const line = JSON.stringify(event) + "\n"
+    const line = JSON.stringify(streamed.encode(event)) + "\n"
     if (piece.length + line.length > PUBLISH_PIECE) put()
     piece += line
   }
   put()
   return size
+}
+
+/** A log published: its length and its writer's state after the events. */
+export interface Published {
+  readonly size: number
+  readonly streamed: Streamed
 }
 
 /**
@@ -146,13 +153,14 @@ export const publish = (
   file: string,
   header: SessionLog.SessionHeader,
   events: ReadonlyArray<SessionLog.SessionEvent>,
-): number => {
+): Published => {
   const temp = publishTemp(file)
   const tempFd = io.openSync(temp, "wx")
+  const streamed = new Streamed(header.version)
   try {
     let size: number
     try {
-      size = writeLines(io, tempFd, header, events)
+      size = writeLines(io, tempFd, header, events, streamed)
       io.fsyncSync(tempFd)
     } finally {
       io.closeSync(tempFd)
@@ -163,7 +171,7 @@ export const publish = (
       if (errorCode(error) === "EEXIST") throw new AlreadyExists(file)
       throw error
     }
-    return size
+    return { size, streamed }
   } finally {
     try {
       io.unlinkSync(temp)
@@ -191,20 +199,25 @@ export class Vanished extends Error {
 }
 
 /** Syncs the directory of a published log (so its name survives a crash) and opens it for appending. */
-export const completePublish = (io: FileIo, file: string, size: number): OpenLog => {
+export const completePublish = (io: FileIo, file: string, published: Published): OpenLog => {
   syncDirectory(io, dirname(file))
-  return { fd: io.openSync(file, "a"), size, dirty: false }
+  return { fd: io.openSync(file, "a"), size: published.size, dirty: false, streamed: published.streamed }
 }
 
-/** Opens a log for appending after the `scanned` bytes its reader saw (the file must still hold exactly those). */
-export const openLog = (io: FileIo, file: string, scanned: number): OpenLog => {
+/**
+ * Opens a log of format `version` for appending after the `scanned` bytes its
+ * reader saw (the file must still hold exactly those). What the log streamed
+ * before is not known to the writer: its next message refers to nothing
+ * before the next request starts.
+ */
+export const openLog = (io: FileIo, file: string, scanned: number, version: number): OpenLog => {
   const fd = io.openSync(file, "a")
   const size = io.fstatSync(fd).size
   if (size !== scanned) {
     io.closeSync(fd)
     throw new ForeignWrite(size, scanned)
   }
-  return { fd, size, dirty: false }
+  return { fd, size, dirty: false, streamed: new Streamed(version) }
 }
 
 /**
@@ -224,7 +237,9 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     // seqs and leave a log nobody can read; refusing keeps what it wrote.
     if (stat.size !== log.size) throw new ForeignWrite(stat.size, log.size)
   }
-  const text = serialize(events)
+  // The writer's state moves past these events only once they are durable.
+  const streamed = log.streamed.copy()
+  const text = serializeEvents(events, streamed)
   const length = Buffer.byteLength(text)
   try {
     const written = io.writeStringSync(log.fd, text)
@@ -241,6 +256,7 @@ export const appendEvents = (io: FileIo, log: OpenLog, events: ReadonlyArray<Ses
     throw error
   }
   log.size += length
+  log.streamed = streamed
 }
 
 /** Keeps the torn bytes in a fresh sidecar, then cuts them from the log. Returns the sidecar path. */

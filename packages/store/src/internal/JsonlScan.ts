@@ -17,8 +17,9 @@ import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent, UnsupportedVersion } from "../StoreError.js"
 import { SummaryBuilder, type Tally } from "../Summary.js"
 import type { SessionSummary } from "../SessionStore.js"
-import { classify, isRawChunk, oneSentence } from "./EventLine.js"
+import { classify, committedAfterDamage, decodeWith, isRawChunk, oneSentence } from "./EventLine.js"
 import { errorCode, type FileIo } from "./FileIo.js"
+import { Streamed } from "./StreamedRefs.js"
 import { LineReader } from "./LineReader.js"
 
 export interface TornTail {
@@ -162,6 +163,7 @@ interface Pending {
 const scanEvents = (
   reader: LineReader,
   file: string,
+  streamed: Streamed,
   onEvent: (event: SessionLog.SessionEvent) => void,
   skipChunks = false,
 ): Either.Either<{ readonly line: number; readonly offset: number } | undefined, StoreError> => {
@@ -185,10 +187,17 @@ const scanEvents = (
     }
     if (damage === undefined && skipChunks && parsed && framedRawChunk(value, count + 1)) {
       count++
+      // Not decoded, but what it streamed is what the message after it may refer to.
+      streamed.observe(value)
       pending.push({ value, line: n })
       continue
     }
-    const result = parsed ? classify(value) : { _tag: "Unparsable" as const }
+    const result = !parsed
+      ? { _tag: "Unparsable" as const }
+      : damage !== undefined
+      // After damage only whether a complete event follows matters; its references are not followed.
+      ? committedAfterDamage(value)
+      : decodeWith(streamed, value)
     if (damage !== undefined) {
       // A write the crash interrupted leaves only its own unacknowledged lines
       // after the damage, ending in a torn one; a complete event after it is
@@ -218,6 +227,7 @@ const scanEvents = (
   }
   // The step in flight: the one whose chunks an open turn is recovered from.
   for (const chunk of pending) {
+    // Observed already, when it was read.
     const result = classify(chunk.value)
     switch (result._tag) {
       case "Event":
@@ -252,7 +262,7 @@ export const scanLog = (
     const reader = new LineReader(io, fd)
     return Either.flatMap(readHeader(reader, file, id), (header) => {
       const events: Array<SessionLog.SessionEvent> = []
-      return Either.map(scanEvents(reader, file, (event) => events.push(event), skipChunks), (damage): Scan => {
+      return Either.map(scanEvents(reader, file, new Streamed(header.version), (event) => events.push(event), skipChunks), (damage): Scan => {
         if (damage === undefined) return { header, events, size: reader.completeEnd() }
         const size = io.fstatSync(fd).size
         return {
@@ -298,7 +308,7 @@ export const summarizeOpen = (
     const summary = new SummaryBuilder(header)
     const kept = keep?.(header)
     return Either.map(
-      scanEvents(reader, file, (event) => {
+      scanEvents(reader, file, new Streamed(header.version), (event) => {
         summary.add(event.type, event.time, event.seq)
         if (event.type === "user/message" && summary.needsTitle) summary.addTitle(event)
         kept?.(event)

@@ -13,19 +13,25 @@
 import { Either } from "effect"
 import { type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionCorrupt, SessionNotFound, type StoreError, UnknownEvent } from "../StoreError.js"
-import { decodeLine } from "./EventLine.js"
+import { decodeAfterDamage, decodeLine } from "./EventLine.js"
 import type { FileIo } from "./FileIo.js"
 import { openForRead, parseHeader } from "./JsonlScan.js"
 import { LineReader } from "./LineReader.js"
+import { Streamed } from "./StreamedRefs.js"
 
-/** Where a reader stopped: the offset of the next line to read (0: the header), its line number, the seq it must hold. */
+/**
+ * Where a reader stopped: the offset of the next line to read (0: the header),
+ * its line number, the seq it must hold, and what the log's latest request
+ * streamed up to there (none before the header is read).
+ */
 export interface Position {
   readonly offset: number
   readonly line: number
   readonly nextSeq: number
+  readonly streamed: Streamed | undefined
 }
 
-export const START: Position = { offset: 0, line: 1, nextSeq: 1 }
+export const START: Position = { offset: 0, line: 1, nextSeq: 1, streamed: undefined }
 
 export interface Page {
   readonly header?: SessionLog.SessionHeader
@@ -76,6 +82,9 @@ export const readPage = (
     }
     const reader = new LineReader(io, fd, CHUNK, position.offset, position.line)
     let header: SessionLog.SessionHeader | undefined
+    // Advanced by this page's lines; a copy, so a page read again starts from where it did. Only
+    // lines that are events (or end the page in an error) advance it: where the page ends, it ends.
+    let streamed = position.streamed?.copy()
     // The offset of the next line, kept by adding up line lengths (asking the reader for each would cost a chunk per line).
     let at = position.offset
     if (position.offset === 0) {
@@ -85,8 +94,10 @@ export const readPage = (
       const parsed = parseHeader(line, file, id)
       if (Either.isLeft(parsed)) return Either.left(parsed.left)
       header = parsed.right
+      streamed = new Streamed(header.version)
       at = Buffer.byteLength(line) + 1
     }
+    if (streamed === undefined) return Either.left(new SessionCorrupt({ file, line: position.line, detail: "read from past the header without its version" }))
     const events: Array<SessionLog.SessionEvent> = []
     let nextSeq = position.nextSeq
     // The end of the last complete event read, and the line after it.
@@ -101,7 +112,11 @@ export const readPage = (
         break
       }
       at += Buffer.byteLength(line) + 1
-      const result = reader.validUtf8 ? decodeLine(line) : { _tag: "Unparsable" as const }
+      const result = !reader.validUtf8
+        ? { _tag: "Unparsable" as const }
+        : damage !== undefined
+        ? decodeAfterDamage(line)
+        : decodeLine(line, streamed)
       if (damage !== undefined) {
         if (result._tag === "Event") {
           return Either.left(
@@ -128,7 +143,11 @@ export const readPage = (
           end = at
           endLine = n + 1
           if (events.length >= max) {
-            return Either.right({ ...(header ? { header } : {}), events, position: { offset: end, line: endLine, nextSeq } })
+            return Either.right({
+              ...(header ? { header } : {}),
+              events,
+              position: { offset: end, line: endLine, nextSeq, streamed },
+            })
           }
           break
         }
@@ -144,7 +163,7 @@ export const readPage = (
     return Either.right({
       ...(header ? { header } : {}),
       events,
-      position: { offset: end, line: endLine, nextSeq },
+      position: { offset: end, line: endLine, nextSeq, streamed },
       ...(damage !== undefined ? { pending: { line: damage.line, bytes: io.fstatSync(fd).size - damage.offset } } : {}),
     })
   } finally {
