@@ -32,7 +32,7 @@ describe("session/new", () => {
     expect(first.code).toBe(0)
     const log = join(home, "sessions", `${sessionId}.jsonl`)
     expect(existsSync(log)).toBe(true)
-    expect(JSON.parse(readFileSync(log, "utf8").split("\n")[0]!)).toMatchObject({ type: "session", version: 3, id: sessionId, cwd: workspace })
+    expect(JSON.parse(readFileSync(log, "utf8").split("\n")[0]!)).toMatchObject({ type: "session", version: 4, id: sessionId, cwd: workspace })
 
     let answered: unknown
     const second = await agent(home, workspace, modelFile, async (ctx) => {
