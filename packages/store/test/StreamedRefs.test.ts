@@ -61,6 +61,7 @@ const stepEvents = (
         usage: message?.usage ?? { inputTokens: 1200, outputTokens: 40 },
       },
     },
+    { type: "tool/call" as const, data: { callId: "call_1", name: "read_file", arguments: ARGS.join("") } },
   ]
 }
 
@@ -91,7 +92,8 @@ describe("a version-4 message refers to what its request streamed", () => {
     it(`writes each text, the envelope and the usage once (${batches} batch${batches === 1 ? "" : "es"}) and reads the event back exactly`, () => {
       const events = turnOf(batches)
       const lines = encoded(events)
-      const message = lines[lines.length - 1]!
+      const message = lines[lines.length - 2]!
+      expect(lines.at(-1)!.data).toStrictEqual({ callId: "call_1", name: "read_file", streamed: 2 })
       expect(message.data).toStrictEqual({
         message: {
           id: "msg_a",
@@ -102,8 +104,12 @@ describe("a version-4 message refers to what its request streamed", () => {
         finish: { kind: "tool-calls" },
         usage: "streamed",
       })
-      // Every other line is the event as it is.
-      expect(lines.slice(0, -1)).toStrictEqual(JSON.parse(JSON.stringify(events.slice(0, -1))))
+      // The batches are packed (their own test below); every other line is the event as it is.
+      const plain = (list: ReadonlyArray<{ type: string }>) => list.slice(0, -2).filter((e) => e.type !== "assistant/chunks")
+      expect(plain(lines)).toStrictEqual(JSON.parse(JSON.stringify(plain(events))))
+      expect(lines.filter((e) => e.type === "assistant/chunks").map((e) => Object.keys(e.data))).toStrictEqual(
+        Array.from({ length: batches }, () => ["packed"]),
+      )
       const back = decoded(lines)
       expect(JSON.stringify(back)).toBe(JSON.stringify(events))
     })
@@ -112,7 +118,7 @@ describe("a version-4 message refers to what its request streamed", () => {
   it("writes whole what its request did not stream as it is, and refers to the rest", () => {
     const other: ReplayEnvelope = { ...ENVELOPE, blocks: ENVELOPE.blocks!.slice(0, 2) }
     const events = turnOf(2, { text: "Something the deltas never said.", replayState: other, usage: { inputTokens: 1200, outputTokens: 41 } })
-    const message = encoded(events).at(-1)!.data as { message: { content: Array<unknown>; source: { replayState: unknown } }; usage: unknown }
+    const message = encoded(events).at(-2)!.data as { message: { content: Array<unknown>; source: { replayState: unknown } }; usage: unknown }
     expect(message.message.content[1]).toStrictEqual({ type: "text", text: "Something the deltas never said." })
     expect(message.message.content[0]).toStrictEqual({ type: "reasoning", streamed: 0 })
     expect(message.message.source.replayState).toStrictEqual(other)
@@ -125,15 +131,12 @@ describe("a version-4 message refers to what its request streamed", () => {
     // A writer that opened the log after the request started (the request/start is not its own).
     const streamed = new Streamed(SessionLog.LOG_VERSION)
     const fromMidRequest = events.slice(3).map((event) => JSON.stringify(streamed.encode(event)))
-    expect(fromMidRequest.at(-1)).toBe(JSON.stringify(events.at(-1)))
+    expect(fromMidRequest.slice(-2)).toStrictEqual(events.slice(-2).map((event) => JSON.stringify(event)))
     expect(encoded(events, 3)).toStrictEqual(JSON.parse(JSON.stringify(events)))
-    // A second message of the same request (none is written) would refer to nothing.
-    const twice = encoded([...events, { ...events.at(-1)!, seq: events.length + 1 }])
-    expect(twice.at(-1)).toStrictEqual(JSON.parse(JSON.stringify({ ...events.at(-1)!, seq: events.length + 1 })))
   })
 
   it("refuses a reference with nothing to give, saying which and why", () => {
-    const lines = encoded(turnOf(1))
+    const lines = encoded(turnOf(1)).slice(0, -1)
     const message = lines.at(-1)!
     // The batch that streamed the text is gone (a request/start between): nothing at index 1.
     expect(decoded([...lines.slice(0, -1), lines[2]!, message])).toBe(
@@ -149,11 +152,15 @@ describe("a version-4 message refers to what its request streamed", () => {
     )
     const withoutFinish = lines.slice(0, -1).map((line) =>
       line.type === "assistant/chunks"
-        ? { ...line, data: { entries: (line.data.entries as Array<{ type: string }>).filter((e) => e.type !== "finish") } }
+        ? { ...line, data: { packed: (line.data.packed as Array<{ type: string }>).filter((e) => e.type !== "finish") } }
         : line
     )
     expect(decoded([...withoutFinish, message])).toBe(
       "message.source.replayState: refers to the envelope of its request's finish chunk, and there is none",
+    )
+    const call = encoded(turnOf(1)).at(-1)!
+    expect(decoded([lines[0]!, lines[1]!, lines[2]!, call])).toBe(
+      "refers to the tool-call arguments its request streamed at index 2, and the request streamed none",
     )
   })
 
@@ -212,17 +219,18 @@ describe("a version-4 log in the JSONL store", () => {
         const id = yield* withStore(h, (store) =>
           Effect.gen(function*() {
             const id = yield* store.create({ cwd: "/work" })
-            // Two appends: the writer's state carries from one to the next.
-            yield* store.append(id, events.slice(0, 5))
-            yield* store.flush(id)
-            yield* store.append(id, events.slice(5))
-            yield* store.flush(id)
+            // Three appends (the tool call after its message in one of its own): the writer's state carries from one to the next.
+            for (const [from, to] of [[0, 5], [5, 8], [8, events.length]] as const) {
+              yield* store.append(id, events.slice(from, to))
+              yield* store.flush(id)
+            }
             return id
           }))
         const file = join(home, "sessions", `${id}.jsonl`)
         const text = readFileSync(file, "utf8")
         // Each text once in the file (in the batches: the message refers to them).
         for (const part of [TEXT.join(""), REASONING.join(""), JSON.stringify(ARGS.join("")).slice(1, -1)]) expect(text.split(part).length - 1).toBe(1)
+        expect(text).toContain('"type":"tool/call","data":{"callId":"call_1","name":"read_file","streamed":2}}')
         expect(text.split('"signature":"sig-1"').length - 1).toBe(1)
         const read = yield* withStore(h, (store) => store.read(id))
         expect(JSON.stringify(read.events)).toBe(JSON.stringify(events))
@@ -254,7 +262,7 @@ describe("a version-4 log in the JSONL store", () => {
         const file = join(home, "sessions", `${id}.jsonl`)
         const lines = readFileSync(file, "utf8").split("\n")
         // Line 5 is the batch: without it, the message (line 6, seq 5 now 4) refers to nothing.
-        const damaged = [...lines.slice(0, 4), lines[5]!.replace('"seq":5', '"seq":4'), ""].join("\n")
+        const damaged = [...lines.slice(0, 4), lines[5]!.replace('"seq":5', '"seq":4'), lines[6]!.replace('"seq":6', '"seq":5'), ""].join("\n")
         writeFileSync(file, damaged)
         for (const how of ["read", "open"] as const) {
           const error = yield* Effect.flip(withStore(h, (store) => how === "read" ? store.read(id) : store.open(id)))

@@ -111,16 +111,19 @@ export const decodeWith = (streamed: Streamed, value: unknown): LineResult => {
   return problem === undefined ? classify(value) : { _tag: "Invalid", detail: problem }
 }
 
+/** The event types whose version-4 lines are not the event itself (see `StreamedRefs`). */
+const ENCODED: ReadonlySet<unknown> = new Set(["assistant/chunks", "assistant/message", "tool/call"])
+
 /**
  * A parsed line after an unreadable one: judged only for whether it is a
  * complete event (which makes the unreadable line damage, not a torn tail).
- * A message whose references cannot be followed past the damage is still one.
+ * A version-4 line that cannot be decoded past the damage is still one.
  */
 export const committedAfterDamage = (value: unknown): LineResult => {
   const result = classify(value)
   if (result._tag !== "Invalid" || typeof value !== "object" || value === null) return result
   const line = value as { readonly seq?: unknown; readonly time?: unknown; readonly type?: unknown; readonly data?: unknown }
-  return line.type === "assistant/message" && typeof line.seq === "number" && typeof line.time === "string" &&
+  return ENCODED.has(line.type) && typeof line.seq === "number" && typeof line.time === "string" &&
       typeof line.data === "object" && line.data !== null
     ? { _tag: "Event", event: value as SessionLog.SessionEvent }
     : result

@@ -227,8 +227,9 @@ const scanEvents = (
   }
   // The step in flight: the one whose chunks an open turn is recovered from.
   for (const chunk of pending) {
-    // Observed already, when it was read.
-    const result = classify(chunk.value)
+    // Observed already, when it was read; its packed entries (version 4) put back now that they are needed.
+    const packed = streamed.unpack(chunk.value)
+    const result = packed === undefined ? classify(chunk.value) : { _tag: "Invalid" as const, detail: packed }
     switch (result._tag) {
       case "Event":
         onEvent(result.event)

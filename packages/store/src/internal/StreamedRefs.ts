@@ -17,6 +17,12 @@
  *   request's finish chunk;
  * - `"usage":"streamed"`: the request's last usage chunk.
  *
+ * And a `tool/call` line after the message, `{"callId":…,"name":…,"streamed":i}`
+ * in place of `arguments`: the request's tool-call deltas of index `i` joined.
+ *
+ * Its batches are written packed (`{"packed":[…]}`, see `BatchLines`) and
+ * put back as `entries` when read.
+ *
  * "The request" is every raw chunk since the log's latest `request/start`.
  * A writer uses a reference only when it saw that `request/start` and what
  * the reference gives back is exactly the value (for a text, the same
@@ -37,6 +43,7 @@
  * write is durable.
  */
 import { SessionLog } from "@turnlog/protocol"
+import { expand, pack } from "./BatchLines.js"
 
 type Kind = "text" | "reasoning" | "tool-call"
 
@@ -69,6 +76,22 @@ const renamed = (value: Json, from: string, to: string, replaced: unknown): Json
     else out[key] = value[key]
   }
   return out
+}
+
+/**
+ * A version-4 batch line's `packed` entries (see `BatchLines`) put back as
+ * its `entries`, in place; why they cannot be, or `undefined`. Needs no state:
+ * a reader that only observed a batch unpacks it when it needs its chunks.
+ */
+const unpack = (value: unknown): string | undefined => {
+  if (!isObject(value) || !isObject(value.data) || !("packed" in value.data)) return undefined
+  const data = value.data
+  if ("entries" in data) return `data has both "entries" and "packed"`
+  if (!Array.isArray(data.packed)) return `data.packed is not an array`
+  const entries = expand(data.packed)
+  if (typeof entries === "string") return `data.packed.${entries}`
+  value.data = renamed(data, "packed", "entries", entries)
+  return undefined
 }
 
 export class Streamed {
@@ -142,13 +165,11 @@ export class Streamed {
         if (isObject(value.data)) this.entry(value.data.chunk)
         return
       case "assistant/chunks": {
-        const entries = isObject(value.data) ? value.data.entries : undefined
+        // A batch as an event holds `entries`; as a version-4 line, `packed` (see `BatchLines`): the same texts.
+        const entries = isObject(value.data) ? value.data.entries ?? value.data.packed : undefined
         if (Array.isArray(entries)) { for (const entry of entries) this.entry(entry) }
         return
       }
-      case "assistant/message":
-        // A request has one message: nothing after it refers to its chunks.
-        return this.reset(false)
     }
   }
 
@@ -167,6 +188,15 @@ export class Streamed {
    * with references), advancing past it.
    */
   encode(event: SessionLog.SessionEvent): unknown {
+    if (event.type === "assistant/chunks" && this.refers) {
+      this.observe(event)
+      const packed = pack(event.data.entries)
+      return packed === undefined ? event : { ...event, data: renamed(event.data as unknown as Json, "entries", "packed", packed) }
+    }
+    if (event.type === "tool/call" && this.refers && this.anchored && event.data.arguments.length >= SHORTEST) {
+      const index = this.indexOf("tool-call", event.data.arguments, -1)
+      return index === undefined ? event : { ...event, data: renamed(event.data as unknown as Json, "arguments", STREAMED, index) }
+    }
     if (event.type !== "assistant/message" || !this.refers || !this.anchored) {
       this.observe(event)
       return event
@@ -210,13 +240,29 @@ export class Streamed {
    * cannot be resolved, or `undefined`.
    */
   decode(value: unknown): string | undefined {
-    if (!isObject(value) || value.type !== "assistant/message") {
-      this.observe(value)
-      return undefined
-    }
-    const problem = this.resolve(value)
+    if (!isObject(value)) return undefined
+    if (value.type === "assistant/message") return this.resolve(value)
+    if (value.type === "tool/call") return this.resolveCall(value)
     this.observe(value)
-    return problem
+    return value.type === "assistant/chunks" ? this.unpack(value) : undefined
+  }
+
+  /** A batch line's `packed` entries put back (version 4 on; see `unpack`). */
+  unpack(value: unknown): string | undefined {
+    return this.refers ? unpack(value) : undefined
+  }
+
+  private resolveCall(value: Json): string | undefined {
+    const data = value.data
+    if (!this.refers || !isObject(data) || !(STREAMED in data)) return undefined
+    if ("arguments" in data) return `has both "arguments" and "${STREAMED}"`
+    const index = data[STREAMED]
+    const part = isIndex(index) ? this.parts.get(index) : undefined
+    if (part == null || part.kind !== "tool-call") {
+      return `refers to the tool-call arguments its request streamed at index ${String(index)}, and the request streamed none`
+    }
+    value.data = renamed(data, STREAMED, "arguments", part.text)
+    return undefined
   }
 
   private resolve(value: Json): string | undefined {
