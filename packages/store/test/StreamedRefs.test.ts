@@ -158,6 +158,13 @@ describe("a version-4 message refers to what its request streamed", () => {
     expect(decoded([...withoutFinish, message])).toBe(
       "message.source.replayState: refers to the envelope of its request's finish chunk, and there is none",
     )
+    // A delta that is not one (a damaged line a reader skipping settled chunks did not decode): the reference resolves to nothing.
+    const damagedDelta = lines.slice(0, -1).map((line) =>
+      line.type === "assistant/chunks" ? JSON.parse(JSON.stringify(line).replace('"text":"Reading the notes now, then I answer."', '"text":7')) : line
+    )
+    expect(decoded([...damagedDelta, message])).toBe(
+      "message.content.0: refers to the reasoning its request streamed at index 0, and a chunk of that request is damaged (a delta without its index or text)",
+    )
     const call = encoded(turnOf(1)).at(-1)!
     expect(decoded([lines[0]!, lines[1]!, lines[2]!, call])).toBe(
       "refers to the tool-call arguments its request streamed at index 2, and the request streamed none",

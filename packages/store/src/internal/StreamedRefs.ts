@@ -100,6 +100,8 @@ export class Streamed {
   private parts = new Map<number, Part>()
   private usage: unknown = undefined
   private envelope: unknown = undefined
+  /** Whether one of the request's deltas was not a delta: no reference to it resolves. */
+  private damaged = false
 
   /** `version`: the log's format version; references belong to version 4 on. */
   constructor(readonly version: number) {}
@@ -115,6 +117,7 @@ export class Streamed {
     next.parts = new Map(this.parts)
     next.usage = this.usage
     next.envelope = this.envelope
+    next.damaged = this.damaged
     return next
   }
 
@@ -123,10 +126,15 @@ export class Streamed {
     if (this.parts.size > 0) this.parts = new Map()
     this.usage = undefined
     this.envelope = undefined
+    this.damaged = false
   }
 
   private add(index: unknown, kind: Kind, text: unknown): void {
-    if (!isIndex(index) || typeof text !== "string") return
+    // A delta that is not one (a damaged line `open` did not decode): nothing this request streamed is known for sure.
+    if (!isIndex(index) || typeof text !== "string") {
+      this.damaged = true
+      return
+    }
     const part = this.parts.get(index)
     if (part === undefined) this.parts.set(index, { kind, text })
     else if (part !== null) this.parts.set(index, part.kind === kind ? { kind, text: part.text + text } : null)
@@ -252,14 +260,19 @@ export class Streamed {
     return this.refers ? unpack(value) : undefined
   }
 
+  /** Why a reference finds nothing. */
+  private none(): string {
+    return this.damaged ? "a chunk of that request is damaged (a delta without its index or text)" : "the request streamed none"
+  }
+
   private resolveCall(value: Json): string | undefined {
     const data = value.data
     if (!this.refers || !isObject(data) || !(STREAMED in data)) return undefined
     if ("arguments" in data) return `has both "arguments" and "${STREAMED}"`
     const index = data[STREAMED]
-    const part = isIndex(index) ? this.parts.get(index) : undefined
+    const part = isIndex(index) && !this.damaged ? this.parts.get(index) : undefined
     if (part == null || part.kind !== "tool-call") {
-      return `refers to the tool-call arguments its request streamed at index ${String(index)}, and the request streamed none`
+      return `refers to the tool-call arguments its request streamed at index ${String(index)}, and ${this.none()}`
     }
     value.data = renamed(data, STREAMED, "arguments", part.text)
     return undefined
@@ -281,9 +294,9 @@ export class Streamed {
           if (key === undefined || kind === undefined) continue
           if (key in block) return `message.content.${position}: has both "${key}" and "${STREAMED}"`
           const index = block[STREAMED]
-          const part = isIndex(index) ? this.parts.get(index) : undefined
+          const part = isIndex(index) && !this.damaged ? this.parts.get(index) : undefined
           if (part == null || part.kind !== kind) {
-            return `message.content.${position}: refers to the ${kind} its request streamed at index ${String(index)}, and the request streamed none`
+            return `message.content.${position}: refers to the ${kind} its request streamed at index ${String(index)}, and ${this.none()}`
           }
           content[position] = renamed(block, STREAMED, key, part.text)
         }
