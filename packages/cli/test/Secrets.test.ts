@@ -9,7 +9,7 @@ import { SessionLog, type StreamChunk } from "@turnlog/protocol"
 import { Loopback } from "@turnlog/testkit"
 import { decodeConfig } from "../src/Settings.js"
 import { turnlog } from "./support/inProcess.js"
-import { removeTempDirs, tempDir } from "./support/turnlog.js"
+import { logLines, removeTempDirs, tempDir } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 afterAll(removeTempDirs)
@@ -25,8 +25,10 @@ interface LogLine {
 const logOf = (home: string): { readonly id: string; readonly text: string; readonly lines: Array<LogLine> } => {
   const files = readdirSync(join(home, "sessions")).filter((f) => f.endsWith(".jsonl"))
   expect(files).toHaveLength(1)
+  const id = files[0]!.replace(/\.jsonl$/, "")
   const text = readFileSync(join(home, "sessions", files[0]!), "utf8")
-  return { id: files[0]!.replace(/\.jsonl$/, ""), text, lines: text.trim().split("\n").map((l) => JSON.parse(l) as LogLine) }
+  // The events as a store reads them (a version-4 line may refer to what its request streamed), the header first.
+  return { id, text, lines: logLines(home, id) as Array<LogLine> }
 }
 
 const toolResults = (lines: ReadonlyArray<LogLine>): Array<string> =>
@@ -129,8 +131,8 @@ describe("against the loopback provider, with keys in the environment", () => {
     // A log written before redaction existed: show and the next request still carry no key.
     const file = join(home, "sessions", `${log.id}.jsonl`)
     // Written as that build would have: the key in every text, raw chunks included (a batch re-encoded around it).
-    const withKey = log.text.trimEnd().split("\n").map((line) => {
-      const value = JSON.parse(line) as SessionLog.SessionEvent
+    const withKey = (log.lines as Array<SessionLog.SessionEvent>).map((value) => {
+      const line = JSON.stringify(value)
       if (value.type !== "assistant/chunks") return line.replaceAll("[redacted]", KEY)
       const chunks = SessionLog.chunksOf(value).map((c) => JSON.parse(JSON.stringify(c).replaceAll("[redacted]", KEY)) as StreamChunk)
       return JSON.stringify({ ...value, data: SessionLog.batchOf(chunks).data })
