@@ -12,7 +12,7 @@ import type * as acp from "@agentclientprotocol/sdk"
 import { Processes } from "@turnlog/testkit"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { agent } from "./support/acpAgent.js"
-import { removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
+import { logLines, removeTempDirs, tempDir, turnlog } from "./support/turnlog.js"
 
 vi.setConfig({ testTimeout: 240_000 })
 afterAll(removeTempDirs)
@@ -39,10 +39,8 @@ const script = (name: string, args: object, text: string) =>
     ],
   ].map((chunks) => JSON.stringify(chunks)).join("\n") + "\n"
 
-const events = (home: string, sessionId: string) =>
-  readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n").slice(1).map((line) =>
-    JSON.parse(line) as { type: string; data: Record<string, unknown> }
-  )
+/** The session's events as a store reads them (a version-4 line may refer to what its request streamed). */
+const events = (home: string, sessionId: string) => logLines(home, sessionId).slice(1) as Array<{ type: string; data: Record<string, unknown> }>
 
 describe("MCP servers end to end", () => {
   it("acp: session/new's servers give their tools to the model; the call and its result reach the log and the client; a server that cannot start is said once; none outlives the agent", async () => {
