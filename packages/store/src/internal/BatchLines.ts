@@ -18,12 +18,22 @@
  * `ChunkBatch` makes does) are not packed. What `expand` cannot read is
  * named, never guessed.
  */
-type Json = Record<string, unknown>
+export type Json = Record<string, unknown>
 
 const DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 const VALUE = new Map([...DIGITS].map((digit, value) => [digit, value]))
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** `value` with the key `from` renamed `to` (and its value `replaced`), the other keys in their order. */
+export const renamed = (value: Json, from: string, to: string, replaced: unknown): Json => {
+  const out: Json = {}
+  for (const key of Object.keys(value)) {
+    if (key === from) out[to] = replaced
+    else out[key] = value[key]
+  }
+  return out
+}
 
 const isLength = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
@@ -89,13 +99,7 @@ const keysAre = (value: Json, keys: ReadonlyArray<string>): boolean => {
 const compactRun = (entry: Json): Json => {
   if (!Array.isArray(entry.lengths)) return entry
   const sizes = sizesOf(entry.lengths)
-  if (sizes === undefined) return entry
-  const out: Json = {}
-  for (const key of Object.keys(entry)) {
-    if (key === "lengths") out.sizes = sizes
-    else out[key] = entry[key]
-  }
-  return out
+  return sizes === undefined ? entry : renamed(entry, "lengths", "sizes", sizes)
 }
 
 /** The entries as a version-4 log writes them (`packed`), or `undefined` when they are to be written as they are. */
@@ -154,4 +158,20 @@ export const expand = (packed: ReadonlyArray<unknown>): Array<unknown> | string 
     out.push({ type: "block-start", index: run.index, blockType }, run, { type: "block-end-assembled", index: run.index })
   }
   return out
+}
+
+/**
+ * A version-4 batch line's `packed` entries (see `BatchLines`) put back as
+ * its `entries`, in place; why they cannot be, or `undefined`. Needs no state:
+ * a reader that only observed a batch unpacks it when it needs its chunks.
+ */
+export const unpackLine = (value: unknown): string | undefined => {
+  if (!isObject(value) || !isObject(value.data) || !("packed" in value.data)) return undefined
+  const data = value.data
+  if ("entries" in data) return `data has both "entries" and "packed"`
+  if (!Array.isArray(data.packed)) return `data.packed is not an array`
+  const entries = expand(data.packed)
+  if (typeof entries === "string") return `data.packed.${entries}`
+  value.data = renamed(data, "packed", "entries", entries)
+  return undefined
 }

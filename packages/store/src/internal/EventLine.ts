@@ -129,24 +129,20 @@ export const committedAfterDamage = (value: unknown): LineResult => {
     : result
 }
 
-/** A line after an unreadable one (see `committedAfterDamage`). */
-export const decodeAfterDamage = (line: string): LineResult => {
+/** `judge` of a line's JSON, or `Unparsable`. */
+const parsed = (line: string, judge: (value: unknown) => LineResult): LineResult => {
   let value: unknown
   try {
     value = JSON.parse(line)
   } catch {
     return unparsable
   }
-  return committedAfterDamage(value)
+  return judge(value)
 }
 
+/** A line after an unreadable one (see `committedAfterDamage`). */
+export const decodeAfterDamage = (line: string): LineResult => parsed(line, committedAfterDamage)
+
 /** One line (of a log read in order, through `streamed` when given). */
-export const decodeLine = (line: string, streamed?: Streamed): LineResult => {
-  let value: unknown
-  try {
-    value = JSON.parse(line)
-  } catch {
-    return unparsable
-  }
-  return streamed === undefined ? classify(value) : decodeWith(streamed, value)
-}
+export const decodeLine = (line: string, streamed?: Streamed): LineResult =>
+  parsed(line, streamed === undefined ? classify : (value) => decodeWith(streamed, value))

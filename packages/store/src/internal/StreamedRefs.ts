@@ -43,7 +43,7 @@
  * write is durable.
  */
 import { SessionLog } from "@turnlog/protocol"
-import { expand, pack } from "./BatchLines.js"
+import { isObject, type Json, pack, renamed, unpackLine } from "./BatchLines.js"
 
 type Kind = "text" | "reasoning" | "tool-call"
 
@@ -56,10 +56,6 @@ const STREAMED = "streamed"
 /** Texts shorter than this are written as they are: the reference would not be shorter. */
 const SHORTEST = 12
 
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
-
 const isIndex = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 /** The key of a block that a reference replaces. */
@@ -67,32 +63,6 @@ const textKey = (type: unknown): "text" | "arguments" | undefined =>
   type === "text" || type === "reasoning" ? "text" : type === "tool-call" ? "arguments" : undefined
 
 const kindOf = (type: unknown): Kind | undefined => type === "text" || type === "reasoning" || type === "tool-call" ? type : undefined
-
-/** `value` with the key `from` renamed `to` (and its value `replaced`), the other keys in their order. */
-const renamed = (value: Json, from: string, to: string, replaced: unknown): Json => {
-  const out: Json = {}
-  for (const key of Object.keys(value)) {
-    if (key === from) out[to] = replaced
-    else out[key] = value[key]
-  }
-  return out
-}
-
-/**
- * A version-4 batch line's `packed` entries (see `BatchLines`) put back as
- * its `entries`, in place; why they cannot be, or `undefined`. Needs no state:
- * a reader that only observed a batch unpacks it when it needs its chunks.
- */
-const unpack = (value: unknown): string | undefined => {
-  if (!isObject(value) || !isObject(value.data) || !("packed" in value.data)) return undefined
-  const data = value.data
-  if ("entries" in data) return `data has both "entries" and "packed"`
-  if (!Array.isArray(data.packed)) return `data.packed is not an array`
-  const entries = expand(data.packed)
-  if (typeof entries === "string") return `data.packed.${entries}`
-  value.data = renamed(data, "packed", "entries", entries)
-  return undefined
-}
 
 export class Streamed {
   /** Whether the request's `request/start` was seen (a writer refers only then). */
@@ -257,7 +227,7 @@ export class Streamed {
 
   /** A batch line's `packed` entries put back (version 4 on; see `unpack`). */
   unpack(value: unknown): string | undefined {
-    return this.refers ? unpack(value) : undefined
+    return this.refers ? unpackLine(value) : undefined
   }
 
   /** Why a reference finds nothing. */
