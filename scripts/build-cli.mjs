@@ -1,7 +1,7 @@
 // Builds the `turnlog` command into plain JavaScript: the workspace's
 // TypeScript sources and their pure-JavaScript dependencies bundled into
-// `packages/cli/dist/` (one chunk per lazily loaded command), tree-shaken to what
-// the command uses. Started from the bundle, the command neither compiles
+// `packages/cli/dist/` (one script, whose lazily loaded commands run their
+// modules on first use), tree-shaken to what the command uses. Started from the bundle, the command neither compiles
 // TypeScript nor resolves and reads a thousand files of packages at run time,
 // which was most of its start-up.
 //
@@ -10,8 +10,9 @@
 // launcher (`packages/cli/bin/turnlog.js`) uses the bundle only while none of
 // them is newer than it, and runs the sources otherwise, so an edit is never
 // hidden by a stale build. Run by `npm ci` (prepare), `npm test` and `npm run build`.
-import { build } from "esbuild"
-import { rmSync, statSync, writeFileSync } from "node:fs"
+import { build, transform } from "esbuild"
+import { createHash } from "node:crypto"
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { modulePaths } from "./packaging/module-paths.mjs"
@@ -45,26 +46,67 @@ const external = [
 
 rmSync(out, { recursive: true, force: true })
 const started = Date.now()
-const result = await build({
-  // `acpEarly` answers `initialize` for the launcher before `main` loads (src/AcpEarly.ts).
-  entryPoints: { main: join(cli, "src", "main.ts"), acpEarly: join(cli, "src", "AcpEarly.ts") },
-  outdir: out,
+const shared = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   sourcemap: true,
   external: external.flatMap((name) => (name.endsWith("/*") ? [name] : [name, `${name}/*`])),
-  // Bundled CommonJS calls `require` for Node's own modules: give it one.
-  banner: { js: 'import { createRequire as __turnlogCreateRequire } from "node:module"; const require = __turnlogCreateRequire(import.meta.url);' },
   tsconfig: join(cli, "tsconfig.json"),
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],
   plugins: [modulePaths(root)],
   metafile: true,
   logLevel: "warning",
-})
+}
+const [command, early] = await Promise.all([
+  // The command: one CommonJS script, `dist/main.cjs`, which the launcher
+  // compiles with V8's code cache (`bin/turnlog.js`), on every Node version.
+  // What a command loads lazily stays lazy inside it: esbuild wraps each module
+  // reached through a dynamic import in a function run on its first import, and
+  // turns the dynamic imports of the external packages into `require`s (they all
+  // publish CommonJS). Licence comments go to `main.cjs.LEGAL.txt`.
+  build({
+    ...shared,
+    entryPoints: { main: join(cli, "src", "main.ts") },
+    outdir: out,
+    outExtension: { ".js": ".cjs" },
+    format: "cjs",
+    supported: { "dynamic-import": false },
+    legalComments: "external",
+    define: { "import.meta.url": "__turnlogImportMetaUrl" },
+    banner: { js: 'var __turnlogImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  }),
+  // `acpEarly` answers `initialize` for the launcher before the command loads
+  // (src/AcpEarly.ts): a small ES module of its own.
+  build({
+    ...shared,
+    entryPoints: { acpEarly: join(cli, "src", "AcpEarly.ts") },
+    outdir: out,
+    format: "esm",
+    // Bundled CommonJS calls `require` for Node's own modules: give it one.
+    banner: { js: 'import { createRequire as __turnlogCreateRequire } from "node:module"; const require = __turnlogCreateRequire(import.meta.url);' },
+  }),
+])
+
+// The launcher reads the command as Latin-1, which is exact, and cheapest for
+// V8, only for ASCII text. esbuild writes code as ASCII (it escapes every other
+// character in strings, templates, regular expressions and names) and copies
+// comments as they are: each other character left becomes "?" ("??" for one of
+// two UTF-16 units, which keeps the source map's columns). That only comments
+// changed is checked: the text without comments is the same before and after.
+const main = join(out, "main.cjs")
+const written = readFileSync(main, "utf8")
+const text = written.replace(/[^\x00-\x7f]/gu, (char) => "?".repeat(char.length))
+if (text !== written) {
+  const code = (source) => transform(source, { minifyWhitespace: true, legalComments: "none", format: "cjs" }).then((r) => r.code)
+  const [before, after] = await Promise.all([code(written), code(text)])
+  if (before !== after) throw new Error("turnlog: dist/main.cjs has characters other than ASCII outside its comments")
+  writeFileSync(main, text)
+}
+// The build's identity, for the launcher's code cache: a cache made from another build is never used.
+writeFileSync(join(out, "build-id"), `${createHash("sha256").update(text).digest("hex").slice(0, 32)}\n`)
+const result = { metafile: { inputs: { ...command.metafile.inputs, ...early.metafile.inputs } } }
 
 // The workspace's sources, one by one; the bundled packages through npm's record
 // of what is installed, which every install that changes node_modules rewrites

@@ -23,8 +23,9 @@
  * (turnlog: `--home` holding a config whose provider is the loopback; pi: its
  * agent directory, `PI_CODING_AGENT_DIR`, holding a `models.json` that says the
  * same, with `PI_OFFLINE=1` so it makes no other request). pi turns on Node's
- * compile cache, kept in the temp directory across runs (warm after the
- * warm-up, as for its users); turnlog has none. pi is pinned to one version and
+ * compile cache and turnlog's launcher its own code cache, both kept in the
+ * temp directory across runs (warm after the warm-up, as for their users; a
+ * fresh home does not empty them). pi is pinned to one version and
  * installed on first use into a folder of the temp directory; it needs a newer
  * Node than turnlog does, which, when the running one is older, is fetched from
  * the npm registry (`node-<platform>-<arch>`) into another. turnlog runs under

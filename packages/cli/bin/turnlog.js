@@ -6,9 +6,12 @@
 // sources, so an edit is never hidden by a stale build — saying so on stderr
 // when a build exists. TURNLOG_FROM_SOURCE=1 always runs the sources.
 // `turnlog --version` alone is answered here, before any of the command loads.
-import { readFileSync, statSync } from "node:fs"
+import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import * as nodeModule from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Script } from "node:vm"
 
 const cli = new URL("../", import.meta.url)
 
@@ -24,7 +27,7 @@ const staleness = () => {
   let made
   let inputs
   try {
-    made = statSync(new URL("main.js", dist)).mtimeMs
+    made = statSync(new URL("main.cjs", dist)).mtimeMs
     inputs = JSON.parse(readFileSync(new URL("inputs.json", dist), "utf8"))
   } catch {
     return "none"
@@ -35,6 +38,74 @@ const staleness = () => {
     if (stat.mtimeMs > made) return `${input} changed`
   }
   return ""
+}
+
+/**
+ * Runs the command's build, `dist/main.cjs` (one CommonJS script), compiled
+ * with V8's code cache: the bytecode of every function a first run of the same
+ * command compiled is kept on disk, and a later run takes it instead of parsing
+ * and compiling the script again (otherwise most of a command's start-up). The
+ * cache is one file per command and Node version, in a folder of the system's
+ * temp directory that only this user can write (`TURNLOG_COMPILE_CACHE` names
+ * another folder; `TURNLOG_COMPILE_CACHE=0` or `NODE_DISABLE_COMPILE_CACHE=1`
+ * turns the cache off).
+ * A cache file starts with the build's id (`dist/build-id`): one made from
+ * another build, or that V8 refuses, is written again when the command exits.
+ * Anything wrong with the cache only costs its time: the command runs.
+ */
+const runBuild = () => {
+  const file = fileURLToPath(new URL("main.cjs", dist))
+  // ASCII, as the build checks: read as Latin-1, it makes V8's one-byte string at once.
+  const source = readFileSync(file, "latin1")
+  const cache = codeCache()
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData: cache?.data,
+  })
+  if (cache !== undefined && (cache.data === undefined || script.cachedDataRejected === true)) {
+    process.once("exit", () => cache.save(script))
+  }
+  const module = { exports: {} }
+  script.runInThisContext()(module.exports, nodeModule.createRequire(file), module, file, dirname(file))
+}
+
+/** Where this command's code cache is, and what it holds for this build; undefined when there is to be none. */
+const codeCache = () => {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE === "1" || process.env.TURNLOG_COMPILE_CACHE === "0") return undefined
+  try {
+    const id = readFileSync(new URL("build-id", dist), "latin1").trim()
+    const folder = process.env.TURNLOG_COMPILE_CACHE || join(tmpdir(), `turnlog-compile-cache-${process.getuid?.() ?? "user"}`)
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    // Never code another user could have written: the folder is this user's own, and no one else's to write.
+    const stat = lstatSync(folder)
+    if (!stat.isDirectory() || (process.getuid !== undefined && stat.uid !== process.getuid()) || (stat.mode & 0o022) !== 0) return undefined
+    const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
+    const path = join(folder, `${command}-v8-${process.versions.v8}-${process.arch}.bin`)
+    const header = Buffer.from(`${id}\n`, "latin1")
+    let data
+    try {
+      const held = readFileSync(path)
+      if (held.subarray(0, header.length).equals(header)) data = held.subarray(header.length)
+    } catch {
+      // none yet
+    }
+    const save = (script) => {
+      try {
+        const staging = `${path}.${process.pid}`
+        writeFileSync(staging, Buffer.concat([header, script.createCachedData()]), { mode: 0o600 })
+        renameSync(staging, path)
+      } catch {
+        try {
+          unlinkSync(`${path}.${process.pid}`)
+        } catch {
+          // nothing was written
+        }
+      }
+    }
+    return { data, save }
+  } catch {
+    return undefined
+  }
 }
 
 // The package's version, printed as the command's parser prints it (`Version.ts`
@@ -53,16 +124,16 @@ if (process.argv.length === 3 && process.argv[2] === "--version") {
 
 const why = staleness()
 if (why === "") {
-  // Node 22.1 and later keep the build's compiled code on disk (under the
-  // system's temp directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a
-  // command after the first skips most of compiling it. Node 20 has no such cache.
+  // Node 22.1 and later keep the compiled code of the packages loaded as
+  // published (SQLite, PostgreSQL, a provider's SDK) on disk, under the system's
+  // temp directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   nodeModule.enableCompileCache?.()
   // A bare `turnlog acp` answers the editor's `initialize` before the command loads (src/AcpEarly.ts).
   if (process.argv.length === 3 && process.argv[2] === "acp") {
     const { answerInitialize } = await import(new URL("acpEarly.js", dist).href)
     await answerInitialize()
   }
-  await import(new URL("main.js", dist).href)
+  runBuild()
 } else {
   if (why !== "none") process.stderr.write(`turnlog: running from source: ${why} since the last build (npm run build)\n`)
   // The workspace's packages export their sources under the "@turnlog/source"

@@ -22,10 +22,18 @@ import { VERSION } from "./Version.js"
 /** The most read while looking for the first frame's end. */
 const FIRST_FRAME_LIMIT = 64 * 1024
 
-let early: Stdio.Options | undefined
+/**
+ * Where the early answer leaves what it read for the server. The launcher loads
+ * the early answer and the command as two separate builds, each with its own
+ * copy of this module, so the hand-over lives on the global object, not in a
+ * module variable.
+ */
+const HAND_OVER = Symbol.for("turnlog/AcpEarly/handOver")
+
+const holder = globalThis as { [HAND_OVER]?: Stdio.Options }
 
 /** The bytes read and the request answered, for the server's stream; nothing when no early answer ran. */
-export const handOver = (): Stdio.Options => early ?? {}
+export const handOver = (): Stdio.Options => holder[HAND_OVER] ?? {}
 
 /** The `initialize` request's id, when `line` is one the server would answer with success. */
 export const initializeId = (line: string): string | number | undefined => {
@@ -64,9 +72,9 @@ export const answerInitialize = async (
   const frame = id === undefined ? undefined : answerFrame(id, env, cwd)
   if (id !== undefined && frame !== undefined) {
     output.write(`${frame}\n`)
-    early = { prefix, answered: { id, frame } }
+    holder[HAND_OVER] = { prefix, answered: { id, frame } }
   } else {
-    early = { prefix }
+    holder[HAND_OVER] = { prefix }
   }
 }
 

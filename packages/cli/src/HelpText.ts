@@ -221,6 +221,7 @@ export const ENVIRONMENT: ReadonlyArray<Option> = [
   { flags: "TURNLOG_SCRIPTED_MODEL", text: "a scripted model (a JSONL file) played instead of a provider" },
   { flags: "NO_COLOR", text: "set and not empty: no colour anywhere" },
   { flags: "TURNLOG_DEBUG", text: "set: an internal error is printed with its full cause" },
+  { flags: "TURNLOG_COMPILE_CACHE", text: "where the compiled command is kept between runs (default: in the temp directory); 0: nowhere" },
 ]
 
 export const FILES: ReadonlyArray<Option> = [

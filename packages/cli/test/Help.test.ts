@@ -53,7 +53,18 @@ describe("the help text", () => {
 
   it("names the environment variables the command reads", () => {
     const names = sectionOf(Help.render(undefined, plain), "Environment").map((line) => line.trim().split(/ {2,}/)[0])
-    for (const name of ["TURNLOG_HOME", "TURNLOG_CONFIG", "TURNLOG_DATABASE_URL", "TURNLOG_SANDBOX", "TURNLOG_SCRIPTED_MODEL", "NO_COLOR", "TURNLOG_DEBUG"]) {
+    for (
+      const name of [
+        "TURNLOG_HOME",
+        "TURNLOG_CONFIG",
+        "TURNLOG_DATABASE_URL",
+        "TURNLOG_SANDBOX",
+        "TURNLOG_SCRIPTED_MODEL",
+        "NO_COLOR",
+        "TURNLOG_DEBUG",
+        "TURNLOG_COMPILE_CACHE",
+      ]
+    ) {
       expect(names).toContain(name)
     }
     expect(names).toContain("ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY")

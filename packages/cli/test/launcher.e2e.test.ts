@@ -2,14 +2,16 @@
 // sources otherwise. Tested on a copy of the launcher beside a small stand-in
 // package, so nothing of the real build or sources is touched.
 import { execFile } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 
 const LAUNCHER = fileURLToPath(new URL("../bin/turnlog.js", import.meta.url))
 const NODE_MODULES = fileURLToPath(new URL("../../../node_modules", import.meta.url))
+
+const BUILD_ID = "0123456789abcdef0123456789abcdef"
 
 const root = mkdtempSync(join(tmpdir(), "turnlog-launcher-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -24,7 +26,9 @@ const standIn = (name: string) => {
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext" } }))
   writeFileSync(join(dir, "src", "said.ts"), 'export const said: string = "source"\n')
   writeFileSync(join(dir, "src", "main.ts"), 'import { said } from "./said.js"\nconsole.log(said)\n')
-  writeFileSync(join(dir, "dist", "main.js"), 'console.log("build")\n')
+  // A CommonJS script, run with the `require` and `__dirname` of its file.
+  writeFileSync(join(dir, "dist", "main.cjs"), 'console.log(require("node:path").basename(__dirname) === "dist" ? "build" : "elsewhere")\n')
+  writeFileSync(join(dir, "dist", "build-id"), `${BUILD_ID}\n`)
   writeFileSync(join(dir, "dist", "inputs.json"), JSON.stringify(["src/main.ts", "src/said.ts"]))
   // Sources first, then the build from them.
   const past = new Date(Date.now() - 60_000)
@@ -32,12 +36,13 @@ const standIn = (name: string) => {
   return dir
 }
 
-const launch = (dir: string, env: Record<string, string> = {}) =>
+const launch = (dir: string, env: Record<string, string> = {}, args: ReadonlyArray<string> = []) =>
   new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
     execFile(
       process.execPath,
-      [join(dir, "bin", "turnlog.js")],
-      { env: { ...process.env, ...env } },
+      [join(dir, "bin", "turnlog.js"), ...args],
+      // No code cache unless a test names its folder: none is left in the machine's temp directory.
+      { env: { ...process.env, TURNLOG_COMPILE_CACHE: "0", ...env } },
       (error, stdout, stderr) => error ? reject(error) : resolve({ stdout, stderr }),
     )
   )
@@ -68,5 +73,70 @@ describe.concurrent("the launcher", () => {
     rmSync(join(unbuilt, "dist"), { recursive: true })
     expect(await launch(unbuilt)).toEqual({ stdout: "source\n", stderr: "" })
     expect(await launch(standIn("forced"), { TURNLOG_FROM_SOURCE: "1" })).toEqual({ stdout: "source\n", stderr: "" })
+  })
+})
+
+describe.concurrent("the launcher's code cache", () => {
+  /** The cache file of `command` under this Node. */
+  const cacheFile = (folder: string, command: string) => join(folder, `${command}-v8-${process.versions.v8}-${process.arch}.bin`)
+  const header = Buffer.from(`${BUILD_ID}\n`)
+  const past = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000)
+
+  it("keeps what a command's first run compiled, starting with the build's id, and takes it on the next run", async () => {
+    const dir = standIn("cached")
+    const folder = join(dir, "cache")
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    const file = cacheFile(folder, "sessions")
+    const kept = readFileSync(file)
+    expect(kept.subarray(0, header.length)).toEqual(header)
+    expect(kept.length).toBeGreaterThan(header.length)
+    expect(statSync(folder).mode & 0o777).toBe(0o700)
+    // Taken, not written again: V8 accepted it.
+    utimesSync(file, past, past)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(Math.round(statSync(file).mtimeMs)).toBe(past.getTime())
+    expect(readFileSync(file)).toEqual(kept)
+    // Each command has its own; arguments that are not a command share one.
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["--home", "x"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "other")), basename(file)])
+  })
+
+  it("writes again a cache of another build, or one V8 refuses, and runs the command all the same", async () => {
+    const dir = standIn("recached")
+    const folder = join(dir, "cache")
+    mkdirSync(folder, { mode: 0o700 })
+    const file = cacheFile(folder, "run")
+    writeFileSync(file, Buffer.concat([Buffer.from("fedcba9876543210fedcba9876543210\n"), Buffer.alloc(4096, 7)]))
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readFileSync(file).subarray(0, header.length)).toEqual(header)
+    const damaged = Buffer.concat([header, Buffer.alloc(4096, 7)])
+    writeFileSync(file, damaged)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build\n", stderr: "" })
+    const remade = readFileSync(file)
+    expect(remade.subarray(0, header.length)).toEqual(header)
+    expect(remade.equals(damaged)).toBe(false)
+    // What was written again is taken on the next run.
+    utimesSync(file, past, past)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(Math.round(statSync(file).mtimeMs)).toBe(past.getTime())
+  })
+
+  it("keeps none in a folder others can write, or when turned off, and the default folder is the user's own", async () => {
+    const dir = standIn("uncached")
+    const open = join(dir, "open")
+    mkdirSync(open)
+    chmodSync(open, 0o777)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: open }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readdirSync(open)).toEqual([])
+    const temp = join(dir, "temp")
+    mkdirSync(temp)
+    const env = { TMPDIR: temp, TURNLOG_COMPILE_CACHE: "" }
+    expect(await launch(dir, { ...env, TURNLOG_COMPILE_CACHE: "0" }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(await launch(dir, { ...env, NODE_DISABLE_COMPILE_CACHE: "1" }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readdirSync(temp)).toEqual([])
+    expect(await launch(dir, env, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    const own = join(temp, `turnlog-compile-cache-${process.getuid!()}`)
+    expect(statSync(own).mode & 0o777).toBe(0o700)
+    expect(readdirSync(own)).toEqual([basename(cacheFile(own, "sessions"))])
   })
 })
