@@ -15,6 +15,7 @@ import { createHash } from "node:crypto"
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { jsonParse } from "./packaging/json-parse.mjs"
 import { modulePaths } from "./packaging/module-paths.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -55,7 +56,7 @@ const shared = {
   tsconfig: join(cli, "tsconfig.json"),
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],
-  plugins: [modulePaths(root)],
+  plugins: [modulePaths(root), jsonParse()],
   metafile: true,
   logLevel: "warning",
 }
