@@ -133,7 +133,8 @@ describe.concurrent("the launcher's code cache", () => {
     const env = { TMPDIR: temp, TURNLOG_COMPILE_CACHE: "" }
     expect(await launch(dir, { ...env, TURNLOG_COMPILE_CACHE: "0" }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
     expect(await launch(dir, { ...env, NODE_DISABLE_COMPILE_CACHE: "1" }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
-    expect(readdirSync(temp)).toEqual([])
+    // (Node 22 and later keep their own compile cache for the packages loaded as published there too.)
+    expect(readdirSync(temp).filter((name) => name !== "node-compile-cache")).toEqual([])
     expect(await launch(dir, env, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
     const own = join(temp, `turnlog-compile-cache-${process.getuid!()}`)
     expect(statSync(own).mode & 0o777).toBe(0o700)
