@@ -1,9 +1,9 @@
 // Builds the `turnlog` command into plain JavaScript: the workspace's
 // TypeScript sources and their pure-JavaScript dependencies bundled into
 // `packages/cli/dist/` (one script, whose lazily loaded commands run their
-// modules on first use), tree-shaken to what the command uses. Started from the bundle, the command neither compiles
-// TypeScript nor resolves and reads a thousand files of packages at run time,
-// which was most of its start-up.
+// modules on first use), tree-shaken to what the command uses. Started from the
+// bundle, the command neither compiles TypeScript nor resolves and reads a
+// thousand files of packages at run time, which was most of its start-up.
 //
 // `dist/inputs.json` lists the source files the bundle was built from (and npm's
 // record of the installed packages): the

@@ -89,14 +89,14 @@ const codeCache = () => {
     } catch {
       // none yet
     }
+    const staging = `${path}.${process.pid}`
     const save = (script) => {
       try {
-        const staging = `${path}.${process.pid}`
         writeFileSync(staging, Buffer.concat([header, script.createCachedData()]), { mode: 0o600 })
         renameSync(staging, path)
       } catch {
         try {
-          unlinkSync(`${path}.${process.pid}`)
+          unlinkSync(staging)
         } catch {
           // nothing was written
         }
