@@ -66,7 +66,9 @@ const [command, early] = await Promise.all([
   // What a command loads lazily stays lazy inside it: esbuild wraps each module
   // reached through a dynamic import in a function run on its first import, and
   // turns the dynamic imports of the external packages into `require`s (they all
-  // publish CommonJS). Licence comments go to `main.cjs.LEGAL.txt`.
+  // publish CommonJS). Licence comments go to `main.cjs.LEGAL.txt`. Whitespace
+  // and comments are left out (a third of the text): every start reads the
+  // whole script, and the source map still points into the sources.
   build({
     ...shared,
     entryPoints: { main: join(cli, "src", "main.ts") },
@@ -75,8 +77,15 @@ const [command, early] = await Promise.all([
     format: "cjs",
     supported: { "dynamic-import": false },
     legalComments: "external",
+    minifyWhitespace: true,
     define: { "import.meta.url": "__turnlogImportMetaUrl" },
-    banner: { js: 'var __turnlogImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // The script is the body of the function Node would wrap a CommonJS module
+    // in, written out: the launcher compiles the file's text as it is read,
+    // without first joining a copy of it to a wrapper (`bin/turnlog.js`).
+    banner: {
+      js: '(function (exports, require, module, __filename, __dirname) {var __turnlogImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+    },
+    footer: { js: "})" },
   }),
   // `acpEarly` answers `initialize` for the launcher before the command loads
   // (src/AcpEarly.ts): a small ES module of its own.

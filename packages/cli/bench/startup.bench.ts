@@ -143,7 +143,7 @@ const median = (values: ReadonlyArray<number>): number => {
 }
 
 const buildNote = (): string => {
-  const made = statSync(join(DIST, "main.js"), { throwIfNoEntry: false })
+  const made = statSync(join(DIST, "main.cjs"), { throwIfNoEntry: false })
   if (made === undefined) return "no build in packages/cli/dist: these are the sources' figures (npm run build)"
   const inputs = JSON.parse(readFileSync(join(DIST, "inputs.json"), "utf8")) as ReadonlyArray<string>
   const cli = fileURLToPath(new URL("../", import.meta.url))

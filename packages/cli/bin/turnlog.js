@@ -32,13 +32,18 @@ const staleness = () => {
   } catch {
     return "none"
   }
+  // Plain paths: a URL per input costs more than its stat call.
+  const base = fileURLToPath(cli)
   for (const input of inputs) {
-    const stat = statSync(new URL(input, cli), { throwIfNoEntry: false })
+    const stat = statSync(base + input, { throwIfNoEntry: false })
     if (stat === undefined) return `${input} is gone`
     if (stat.mtimeMs > made) return `${input} changed`
   }
   return ""
 }
+
+/** How a CommonJS module's text is wrapped; the build writes it around the command's. */
+const WRAPPER = "(function (exports, require, module, __filename, __dirname) {"
 
 /**
  * Runs the command's build, `dist/main.cjs` (one CommonJS script), compiled
@@ -58,7 +63,9 @@ const runBuild = () => {
   // ASCII, as the build checks: read as Latin-1, it makes V8's one-byte string at once.
   const source = readFileSync(file, "latin1")
   const cache = codeCache()
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // The build writes the module's wrapper: the text is compiled as read, with no copy made (a
+  // build made before it did so is wrapped here).
+  const script = new Script(source.startsWith(WRAPPER) ? source : `${WRAPPER}${source}\n})`, {
     filename: file,
     cachedData: cache?.data,
   })

@@ -26,8 +26,11 @@ const standIn = (name: string) => {
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext" } }))
   writeFileSync(join(dir, "src", "said.ts"), 'export const said: string = "source"\n')
   writeFileSync(join(dir, "src", "main.ts"), 'import { said } from "./said.js"\nconsole.log(said)\n')
-  // A CommonJS script, run with the `require` and `__dirname` of its file.
-  writeFileSync(join(dir, "dist", "main.cjs"), 'console.log(require("node:path").basename(__dirname) === "dist" ? "build" : "elsewhere")\n')
+  // A CommonJS module's body in the wrapper the build writes, run with the `require` and `__dirname` of its file.
+  writeFileSync(
+    join(dir, "dist", "main.cjs"),
+    '(function (exports, require, module, __filename, __dirname) {console.log(require("node:path").basename(__dirname) === "dist" ? "build" : "elsewhere")\n})\n',
+  )
   writeFileSync(join(dir, "dist", "build-id"), `${BUILD_ID}\n`)
   writeFileSync(join(dir, "dist", "inputs.json"), JSON.stringify(["src/main.ts", "src/said.ts"]))
   // Sources first, then the build from them.
@@ -50,6 +53,16 @@ const launch = (dir: string, env: Record<string, string> = {}, args: ReadonlyArr
 describe.concurrent("the launcher", () => {
   it("runs the build, silently, while no source it was built from is newer", async () => {
     expect(await launch(standIn("current"))).toEqual({ stdout: "build\n", stderr: "" })
+  })
+
+  it("runs a build written without its wrapper (as builds were before) by wrapping it", async () => {
+    const dir = standIn("unwrapped")
+    const script = join(dir, "dist", "main.cjs")
+    const wrapped = readFileSync(script, "latin1")
+    writeFileSync(script, wrapped.slice(wrapped.indexOf("{") + 1, wrapped.lastIndexOf("}")))
+    utimesSync(script, new Date(), new Date())
+    expect(readFileSync(script, "latin1").startsWith("console.log(")).toBe(true)
+    expect(await launch(dir)).toEqual({ stdout: "build\n", stderr: "" })
   })
 
   it("runs the sources, and says why on stderr, once a source changed after the build", async () => {
