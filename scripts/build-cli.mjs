@@ -17,6 +17,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { jsonParse } from "./packaging/json-parse.mjs"
 import { modulePaths } from "./packaging/module-paths.mjs"
+import { exportNames, vendorEntry, vendorFile, VENDORS, vendorShims } from "./packaging/vendor-scripts.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cli = join(root, "packages", "cli")
@@ -25,15 +26,15 @@ const out = join(cli, "dist")
 // Pure-JS dependencies are bundled, so that tree-shaking keeps only what the
 // command uses (effect alone is hundreds of files through its index). Native
 // modules, and the large optional ones loaded only on the paths that need them
-// (a provider's SDK, PostgreSQL, SQLite), stay external: loaded by Node as
+// (PostgreSQL, SQLite, the AI SDK), stay external: loaded by Node as
 // published, when first used.
 //
 // pi-ai and the provider SDKs it uses are bundled: loaded as published they are
 // hundreds of files, which Node's module loader opens many at a time — under a
 // low descriptor limit (`ulimit -n 64`) loading them failed with EMFILE. pi-ai
-// keeps each provider's implementation behind a dynamic import, so a provider's
-// code (and its SDK) is a chunk of its own, loaded on its first request. The
-// AWS SDK (Bedrock only) stays external.
+// keeps each provider's implementation behind a dynamic import, run on its
+// first request; the SDKs themselves are scripts of their own, read only then
+// (`packaging/vendor-scripts.mjs`). The AWS SDK (Bedrock only) stays external.
 const external = [
   "better-sqlite3",
   "pg",
@@ -60,32 +61,36 @@ const shared = {
   metafile: true,
   logLevel: "warning",
 }
-const [command, early] = await Promise.all([
-  // The command: one CommonJS script, `dist/main.cjs`, which the launcher
-  // compiles with V8's code cache (`bin/turnlog.js`), on every Node version.
-  // What a command loads lazily stays lazy inside it: esbuild wraps each module
-  // reached through a dynamic import in a function run on its first import, and
-  // turns the dynamic imports of the external packages into `require`s (they all
-  // publish CommonJS). Licence comments go to `main.cjs.LEGAL.txt`. Whitespace
-  // and comments are left out (a third of the text): every start reads the
-  // whole script, and the source map still points into the sources.
+// A script the launcher compiles with its code cache: CommonJS, whitespace and
+// comments left out (every start reads the whole script; the source map still
+// points into the sources), and the body of the function Node would wrap a
+// CommonJS module in written out, so the launcher compiles the text as it is
+// read, without joining a copy of it to a wrapper (`bin/turnlog.js`). Licence
+// comments go to `<script>.LEGAL.txt`. What a command loads lazily stays lazy
+// inside it: esbuild wraps each module reached through a dynamic import in a
+// function run on its first import, and turns the dynamic imports of the
+// external packages into `require`s (they all publish CommonJS).
+const script = {
+  ...shared,
+  format: "cjs",
+  supported: { "dynamic-import": false },
+  legalComments: "external",
+  minifyWhitespace: true,
+  define: { "import.meta.url": "__turnlogImportMetaUrl" },
+  banner: {
+    js: '(function (exports, require, module, __filename, __dirname) {var __turnlogImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+  footer: { js: "})" },
+}
+const names = await exportNames()
+const [command, early, ...vendored] = await Promise.all([
+  // The command, `dist/main.cjs`; the provider SDKs are scripts of their own (`packaging/vendor-scripts.mjs`).
   build({
-    ...shared,
+    ...script,
+    plugins: [...shared.plugins, vendorShims(names)],
     entryPoints: { main: join(cli, "src", "main.ts") },
     outdir: out,
     outExtension: { ".js": ".cjs" },
-    format: "cjs",
-    supported: { "dynamic-import": false },
-    legalComments: "external",
-    minifyWhitespace: true,
-    define: { "import.meta.url": "__turnlogImportMetaUrl" },
-    // The script is the body of the function Node would wrap a CommonJS module
-    // in, written out: the launcher compiles the file's text as it is read,
-    // without first joining a copy of it to a wrapper (`bin/turnlog.js`).
-    banner: {
-      js: '(function (exports, require, module, __filename, __dirname) {var __turnlogImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
-    },
-    footer: { js: "})" },
   }),
   // `acpEarly` answers `initialize` for the launcher before the command loads
   // (src/AcpEarly.ts): a small ES module of its own.
@@ -97,26 +102,33 @@ const [command, early] = await Promise.all([
     // Bundled CommonJS calls `require` for Node's own modules: give it one.
     banner: { js: 'import { createRequire as __turnlogCreateRequire } from "node:module"; const require = __turnlogCreateRequire(import.meta.url);' },
   }),
+  ...VENDORS.map((name) => build({ ...script, stdin: vendorEntry(name, names[name], root), outfile: join(out, "vendor", `${vendorFile(name)}.cjs`) })),
 ])
 
-// The launcher reads the command as Latin-1, which is exact, and cheapest for
+// The launcher reads each script as Latin-1, which is exact, and cheapest for
 // V8, only for ASCII text. esbuild writes code as ASCII (it escapes every other
 // character in strings, templates, regular expressions and names) and copies
-// comments as they are: each other character left becomes "?" ("??" for one of
-// two UTF-16 units, which keeps the source map's columns). That only comments
-// changed is checked: the text without comments is the same before and after.
-const main = join(out, "main.cjs")
-const written = readFileSync(main, "utf8")
-const text = written.replace(/[^\x00-\x7f]/gu, (char) => "?".repeat(char.length))
-if (text !== written) {
-  const code = (source) => transform(source, { minifyWhitespace: true, legalComments: "none", format: "cjs" }).then((r) => r.code)
-  const [before, after] = await Promise.all([code(written), code(text)])
-  if (before !== after) throw new Error("turnlog: dist/main.cjs has characters other than ASCII outside its comments")
-  writeFileSync(main, text)
+// comments it keeps as they are: each other character left becomes "?" ("??"
+// for one of two UTF-16 units, which keeps the source map's columns). That only
+// comments changed is checked: the text without comments is the same before and after.
+const asciiOnly = async (file) => {
+  const written = readFileSync(file, "utf8")
+  const text = written.replace(/[^\x00-\x7f]/gu, (char) => "?".repeat(char.length))
+  if (text !== written) {
+    const code = (source) => transform(source, { minifyWhitespace: true, legalComments: "none" }).then((r) => r.code)
+    const [before, after] = await Promise.all([code(written), code(text)])
+    if (before !== after) throw new Error(`turnlog: ${relative(root, file)} has characters other than ASCII outside its comments`)
+    writeFileSync(file, text)
+  }
+  return text
 }
+const scripts = [join(out, "main.cjs"), ...VENDORS.map((name) => join(out, "vendor", `${vendorFile(name)}.cjs`))]
+const texts = await Promise.all(scripts.map(asciiOnly))
 // The build's identity, for the launcher's code cache: a cache made from another build is never used.
-writeFileSync(join(out, "build-id"), `${createHash("sha256").update(text).digest("hex").slice(0, 32)}\n`)
-const result = { metafile: { inputs: { ...command.metafile.inputs, ...early.metafile.inputs } } }
+const id = createHash("sha256")
+for (const text of texts) id.update(text)
+writeFileSync(join(out, "build-id"), `${id.digest("hex").slice(0, 32)}\n`)
+const result = { metafile: { inputs: Object.assign({}, ...[command, early, ...vendored].map((r) => r.metafile.inputs)) } }
 
 // The workspace's sources, one by one; the bundled packages through npm's record
 // of what is installed, which every install that changes node_modules rewrites
@@ -124,6 +136,8 @@ const result = { metafile: { inputs: { ...command.metafile.inputs, ...early.meta
 const installed = join(root, "node_modules", ".package-lock.json")
 const inputs = Object.keys(result.metafile.inputs)
   .filter((input) => !input.split("/").includes("node_modules"))
+  // Modules made by the build itself (the SDKs' shims and their scripts' entries) are no file.
+  .filter((input) => statSync(join(root, input), { throwIfNoEntry: false }) !== undefined)
   .concat(statSync(installed, { throwIfNoEntry: false }) ? [relative(root, installed)] : [])
   .map((input) => relative(cli, join(root, input)))
   .sort()

@@ -42,7 +42,7 @@ const staleness = () => {
   return ""
 }
 
-/** How a CommonJS module's text is wrapped; the build writes it around the command's. */
+/** How a CommonJS module's text is wrapped; the build writes it around each of its scripts. */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname) {"
 
 /**
@@ -50,19 +50,34 @@ const WRAPPER = "(function (exports, require, module, __filename, __dirname) {"
  * with V8's code cache: the bytecode of every function a first run of the same
  * command compiled is kept on disk, and a later run takes it instead of parsing
  * and compiling the script again (otherwise most of a command's start-up). The
- * cache is one file per command and Node version, in a folder of the system's
- * temp directory that only this user can write (`TURNLOG_COMPILE_CACHE` names
- * another folder; `TURNLOG_COMPILE_CACHE=0` or `NODE_DISABLE_COMPILE_CACHE=1`
- * turns the cache off).
+ * provider SDKs are scripts of their own, `dist/vendor/<name>.cjs`, run the
+ * same way when the command first asks for one (on a provider's first
+ * request; see `scripts/packaging/vendor-scripts.mjs`).
+ *
+ * The cache is one file per command (and per SDK) and Node version, in a
+ * folder of the system's temp directory that only this user can write
+ * (`TURNLOG_COMPILE_CACHE` names another folder; `TURNLOG_COMPILE_CACHE=0` or
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns the cache off).
  * A cache file starts with the build's id (`dist/build-id`): one made from
  * another build, or that V8 refuses, is written again when the command exits.
  * Anything wrong with the cache only costs its time: the command runs.
  */
 const runBuild = () => {
-  const file = fileURLToPath(new URL("main.cjs", dist))
+  const cache = codeCache()
+  const vendored = new Map()
+  globalThis[Symbol.for("turnlog/vendor")] = (name) => {
+    if (!vendored.has(name)) vendored.set(name, runScript(new URL(`vendor/${name}.cjs`, dist), cache?.(`vendor.${name}`)))
+    return vendored.get(name)
+  }
+  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
+  runScript(new URL("main.cjs", dist), cache?.(command))
+}
+
+/** Runs one script of the build as a CommonJS module, with `cache` (see `codeCache`) when there is one; its exports. */
+const runScript = (url, cache) => {
+  const file = fileURLToPath(url)
   // ASCII, as the build checks: read as Latin-1, it makes V8's one-byte string at once.
   const source = readFileSync(file, "latin1")
-  const cache = codeCache()
   // The build writes the module's wrapper: the text is compiled as read, with no copy made (a
   // build made before it did so is wrapped here).
   const script = new Script(source.startsWith(WRAPPER) ? source : `${WRAPPER}${source}\n})`, {
@@ -74,21 +89,30 @@ const runBuild = () => {
   }
   const module = { exports: {} }
   script.runInThisContext()(module.exports, nodeModule.createRequire(file), module, file, dirname(file))
+  return module.exports
 }
 
-/** Where this command's code cache is, and what it holds for this build; undefined when there is to be none. */
+/**
+ * The code cache's folder, as a function from a script's cache name to what
+ * its file holds for this build and how to write it; undefined when there is
+ * to be no cache.
+ */
 const codeCache = () => {
   if (process.env.NODE_DISABLE_COMPILE_CACHE === "1" || process.env.TURNLOG_COMPILE_CACHE === "0") return undefined
+  let header
+  let folder
   try {
-    const id = readFileSync(new URL("build-id", dist), "latin1").trim()
-    const folder = process.env.TURNLOG_COMPILE_CACHE || join(tmpdir(), `turnlog-compile-cache-${process.getuid?.() ?? "user"}`)
+    header = Buffer.from(`${readFileSync(new URL("build-id", dist), "latin1").trim()}\n`, "latin1")
+    folder = process.env.TURNLOG_COMPILE_CACHE || join(tmpdir(), `turnlog-compile-cache-${process.getuid?.() ?? "user"}`)
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     // Never code another user could have written: the folder is this user's own, and no one else's to write.
     const stat = lstatSync(folder)
     if (!stat.isDirectory() || (process.getuid !== undefined && stat.uid !== process.getuid()) || (stat.mode & 0o022) !== 0) return undefined
-    const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
-    const path = join(folder, `${command}-v8-${process.versions.v8}-${process.arch}.bin`)
-    const header = Buffer.from(`${id}\n`, "latin1")
+  } catch {
+    return undefined
+  }
+  return (name) => {
+    const path = join(folder, `${name}-v8-${process.versions.v8}-${process.arch}.bin`)
     let data
     try {
       const held = readFileSync(path)
@@ -110,8 +134,6 @@ const codeCache = () => {
       }
     }
     return { data, save }
-  } catch {
-    return undefined
   }
 }
 

@@ -114,6 +114,33 @@ describe.concurrent("the launcher's code cache", () => {
     expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "other")), basename(file)])
   })
 
+  it("runs a provider SDK's script when the command first asks for it, once, with a cache file of its own", async () => {
+    const dir = standIn("vendored")
+    const folder = join(dir, "cache")
+    mkdirSync(join(dir, "dist", "vendor"))
+    // The SDK counts its runs and names its file; the command asks for it twice on `run`, never on `sessions`.
+    writeFileSync(
+      join(dir, "dist", "vendor", "sdk.cjs"),
+      "(function (exports, require, module, __filename, __dirname) {globalThis.sdkRuns = (globalThis.sdkRuns ?? 0) + 1; " +
+        'exports.file = require("node:path").relative(require("node:path").dirname(__dirname), __filename); exports.runs = globalThis.sdkRuns\n})\n',
+    )
+    writeFileSync(
+      join(dir, "dist", "main.cjs"),
+      '(function (exports, require, module, __filename, __dirname) {const sdk = () => globalThis[Symbol.for("turnlog/vendor")]("sdk"); ' +
+        'console.log(process.argv[2] === "run" ? `build ${sdk().file} ${sdk().runs} ${sdk() === sdk()}` : "build")\n})\n',
+    )
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readdirSync(folder)).toEqual([basename(cacheFile(folder, "sessions"))])
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true\n", stderr: "" })
+    const sdkCache = cacheFile(folder, "vendor.sdk")
+    expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "run")), basename(cacheFile(folder, "sessions")), basename(sdkCache)])
+    expect(readFileSync(sdkCache).subarray(0, header.length)).toEqual(header)
+    // Taken on the next run, not written again.
+    utimesSync(sdkCache, past, past)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true\n", stderr: "" })
+    expect(Math.round(statSync(sdkCache).mtimeMs)).toBe(past.getTime())
+  })
+
   it("writes again a cache of another build, or one V8 refuses, and runs the command all the same", async () => {
     const dir = standIn("recached")
     const folder = join(dir, "cache")
