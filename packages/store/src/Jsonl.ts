@@ -38,6 +38,7 @@ import {
   readEntry,
   sameStamp,
   type Stamp,
+  stampAt,
   stampOf,
   summaryOf,
   writeEntry,
@@ -121,19 +122,23 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
 
     /**
      * A log's summary from its index entry when the entry matches the log
-     * exactly, else from the log itself (then recorded, when the log read
+     * exactly (then the log is not even opened: `list` costs a stat and the
+     * entry's read per session), else from the log itself (then recorded, when the log read
      * whole and unchanged while it was read, for the next `list`). A log of
      * directory `cwd` that is read is kept (see `kept`) when it is the latest so far.
      */
     const summaryFromIndex = (file: string, id: string, cwd?: string): Either.Either<SessionSummary | undefined, StoreError> => {
+      // An entry that matches the log as it is now answers without the log being opened.
+      const indexed = readEntry(indexDir, id)
+      const now = indexed === undefined ? undefined : stampAt(file)
+      if (indexed !== undefined && now !== undefined && sameStamp(indexed.log, now)) return Either.right(summaryOf(indexed))
       const opened = openForRead(io, file)
       if (Either.isLeft(opened)) return Either.left(opened.left)
       const fd = opened.right
       if (fd === undefined) return Either.left(new SessionNotFound({ sessionId: id as SessionId }))
       try {
         const before = stampOf(fd)
-        const entry = readEntry(indexDir, id)
-        if (entry !== undefined && sameStamp(entry.log, before)) return Either.right(summaryOf(entry))
+        if (indexed !== undefined && sameStamp(indexed.log, before)) return Either.right(summaryOf(indexed))
         // What `open` needs of the log: every event but the raw chunks of completed steps.
         const events: Array<SessionLog.SessionEvent> = []
         let chunks: Array<SessionLog.SessionEvent> = []

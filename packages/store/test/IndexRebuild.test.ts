@@ -15,15 +15,17 @@ import { SessionStore } from "../src/SessionStore.js"
 import { type Harness, withStore } from "./support/conformance.js"
 import { streamedTurn } from "./support/fixtures.js"
 
-/** File io that counts, per log, the passes that read it from its first byte. */
+/** File io that counts, per log, the passes that read it from its first byte (and, for `opens`, the times it was opened). */
 const countingIo = () => {
   const paths = new Map<number, string>()
   const reads = new Map<string, number>()
+  const opens: Array<string> = []
   const io: FileIo = {
     ...nodeIo,
     openSync: ((path: string, flags?: unknown, mode?: unknown) => {
       const fd = (nodeIo.openSync as (...args: Array<unknown>) => number)(path, flags, mode)
       paths.set(fd, String(path))
+      if (String(path).endsWith(".jsonl")) opens.push(String(path).slice(String(path).lastIndexOf("/") + 1, -".jsonl".length))
       return fd
     }) as FileIo["openSync"],
     readSync: ((fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => {
@@ -34,7 +36,7 @@ const countingIo = () => {
   }
   /** Reads so far by session id (the log's file name without `.jsonl`). */
   const counts = () => Object.fromEntries([...reads].map(([path, n]) => [path.slice(path.lastIndexOf("/") + 1, -".jsonl".length), n]))
-  return { io, counts, reset: () => reads.clear() }
+  return { io, counts, opens, reset: () => reads.clear() }
 }
 
 const withHome = <A, E>(body: (home: string, h: Harness) => Effect.Effect<A, E>) =>
@@ -129,6 +131,23 @@ describe("jsonl index missing or stale at a lookup", () => {
           }))
         expect(opened.events.map((e) => e.seq)).toStrictEqual([1, 2, 3, 6, 7, 8, 9, 12])
         expect(counts()).toStrictEqual({ [id]: 2 })
+      })
+    ))
+
+  it.effect("an up-to-date index answers list without a log being opened; a log changed since its entry is opened and read", () =>
+    withHome((home, h) =>
+      Effect.gen(function*() {
+        const first = yield* session(h, "/p", "2025-01-01T00:00:00.000Z", 2)
+        const second = yield* session(h, "/q", "2025-01-01T00:00:01.000Z", 1)
+        const { counts, io, opens } = countingIo()
+        const listed = yield* withStore(counted(home, io), (store) => store.list())
+        expect(listed.sessions.map((s) => [s.id, s.turns])).toStrictEqual([[second, 1], [first, 2]])
+        expect([opens, counts()]).toStrictEqual([[], {}])
+        // Another process appends a turn: that log's entry no longer matches it.
+        appendFileSync(join(home, "sessions", `${first}.jsonl`), serialize(streamedTurn(13, "third", 2)))
+        const relisted = yield* withStore(counted(home, io), (store) => store.list())
+        expect(relisted.sessions.map((s) => [s.id, s.turns])).toStrictEqual([[second, 1], [first, 3]])
+        expect([opens, counts()]).toStrictEqual([[first], { [first]: 1 }])
       })
     ))
 

@@ -18,13 +18,14 @@
  * processes rewriting it at once) fails to decode or its checksum, and is
  * rebuilt. Losing one loses nothing but the time to rebuild it.
  */
-import { constants, fstatSync, readFileSync } from "node:fs"
+import { constants, fstatSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { Either, Schema } from "effect"
+import { Schema } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionSummary } from "../SessionStore.js"
 import { statusOf, type Tally } from "../Summary.js"
 import { type FileIo, writeAll } from "./FileIo.js"
+import { compileGuard } from "./tuned/Guard.js"
 
 /** What identifies one state of a log file. */
 const Stamp = Schema.Struct({
@@ -51,12 +52,37 @@ const Entry = Schema.Struct({
 })
 export type Entry = typeof Entry.Type
 
-const decodeEntry = Schema.decodeUnknownEither(Schema.parseJson(Entry))
+/** Whether a parsed value is an entry: the schema compiled to a predicate, as a log's lines are checked (`list` reads one per session). */
+const isEntry = compileGuard(Entry as Schema.Schema<unknown>)
+
+const decodeEntry = (text: string): Entry | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return isEntry(value) ? value as Entry : undefined
+}
 
 /** The stamp of an open log. */
 export const stampOf = (fd: number): Stamp => {
   const stat = fstatSync(fd)
   return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs }
+}
+
+/**
+ * The stamp of the log at `file` when it is a regular file; undefined when it
+ * is not one, is gone, or cannot be looked at (then the log is opened, and
+ * what is wrong with it said, as without an index).
+ */
+export const stampAt = (file: string): Stamp | undefined => {
+  try {
+    const stat = statSync(file, { throwIfNoEntry: false })
+    return stat?.isFile() === true ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs } : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export const sameStamp = (a: Stamp, b: Stamp): boolean => a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
@@ -132,7 +158,7 @@ export const readEntry = (indexDir: string, id: string): Entry | undefined => {
     return undefined
   }
   const entry = decodeEntry(text)
-  return Either.isRight(entry) && entry.right.id === id && intact(text, entry.right) ? entry.right : undefined
+  return entry !== undefined && entry.id === id && intact(text, entry) ? entry : undefined
 }
 
 const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT
