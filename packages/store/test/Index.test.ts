@@ -5,9 +5,11 @@
 // completed steps' raw chunks for framing only: it returns what continuing
 // needs, and still refuses a damaged chunk line by file and line.
 import { describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
 import {
   appendFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -15,6 +17,7 @@ import {
   statSync,
   truncateSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs"
 import { tmpdir } from "node:os"
@@ -84,6 +87,34 @@ describe("jsonl index of sessions", () => {
         writeFileSync(join(home, "index", `${id}.json`), '{"version":1,')
         expect(yield* listed(h)).toStrictEqual(before)
         expect(entryOf(home, id)).toMatchObject({ turns: 2, lastSeq: 13 })
+      })
+    ))
+
+  it.effect("an entry longer than one read (a long cwd) is used whole; a FIFO or a directory where an entry should be is no entry, and no wait", () =>
+    withHome((home, h) =>
+      Effect.gen(function*() {
+        const cwd = `/${"d".repeat(40_000)}`
+        const id = yield* withStore(h, (store) =>
+          Effect.gen(function*() {
+            const id = yield* store.create({ cwd })
+            yield* store.append(id, streamedTurn(1, "first question", 3))
+            yield* store.flush(id)
+            return id
+          }))
+        const entry = join(home, "index", `${id}.json`)
+        expect(statSync(entry).size).toBeGreaterThan(40_000)
+        // Used as it is: listing does not write it again (reading the log would).
+        const past = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000)
+        utimesSync(entry, past, past)
+        const whole = yield* withStore(h, (store) => store.list())
+        expect(whole.sessions.map((s) => [s.id, s.cwd.length, s.turns])).toStrictEqual([[id, 40_001, 1]])
+        expect(Math.round(statSync(entry).mtimeMs)).toBe(past.getTime())
+        const before = yield* listed(h)
+        for (const make of [(path: string) => execFileSync("mkfifo", [path]), (path: string) => mkdirSync(path)]) {
+          rmSync(entry, { recursive: true, force: true })
+          make(entry)
+          expect(yield* listed(h)).toStrictEqual(before)
+        }
       })
     ))
 

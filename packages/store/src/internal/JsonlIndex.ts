@@ -18,8 +18,8 @@
  * processes rewriting it at once) fails to decode or its checksum, and is
  * rebuilt. Losing one loses nothing but the time to rebuild it.
  */
-import { constants, fstatSync, readFileSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs"
+import { sep } from "node:path"
 import { Schema } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
 import type { SessionSummary } from "../SessionStore.js"
@@ -144,24 +144,47 @@ export const tallyOf = (entry: Entry): Tally => ({
   lastSeq: entry.lastSeq,
 })
 
-export const entryFile = (indexDir: string, id: string): string => join(indexDir, `${id}.json`)
+// A session id is one file name (`isSessionId`), and `indexDir` a joined path: nothing to normalize.
+export const entryFile = (indexDir: string, id: string): string => `${indexDir}${sep}${id}.json`
+
+/** An entry is a few hundred bytes: one buffer serves every read of `list`, which reads one per session. */
+const ENTRY_BYTES = 16 * 1024
+let scratch: Buffer | undefined
+
+/** The text of the file at `file`, or undefined when it cannot be read (none, a directory, a FIFO). */
+const readText = (file: string): string | undefined => {
+  let fd: number
+  try {
+    // Non-blocking: a FIFO put where an entry should be is no entry, not a wait.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const buffer = (scratch ??= Buffer.allocUnsafe(ENTRY_BYTES))
+    const n = readSync(fd, buffer, 0, ENTRY_BYTES, 0)
+    // A larger one (a cwd thousands of characters long) is read whole.
+    return n < ENTRY_BYTES ? buffer.toString("utf8", 0, n) : readFileSync(fd, "utf8")
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /**
  * The entry of session `id` if there is one that decodes and names it.
  * Anything else (none, unreadable, damaged) is no entry: the log is read.
  */
 export const readEntry = (indexDir: string, id: string): Entry | undefined => {
-  let text: string
-  try {
-    text = readFileSync(entryFile(indexDir, id), "utf8")
-  } catch {
-    return undefined
-  }
+  const text = readText(entryFile(indexDir, id))
+  if (text === undefined) return undefined
   const entry = decodeEntry(text)
   return entry !== undefined && entry.id === id && intact(text, entry) ? entry : undefined
 }
 
-const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT
+// Non-blocking: a FIFO put where an entry should be fails the write (a cache missed) rather than waiting for a reader.
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK
 
 /** Rewrites the entry open at `fd` with `entry`: one write from the start, then cut to its length. */
 const rewrite = (io: FileIo, fd: number, entry: Entry): void => {
