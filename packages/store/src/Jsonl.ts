@@ -340,42 +340,50 @@ export const makeJsonl = (options: JsonlOptions, io: FileIo = nodeIo) =>
       },
 
       list: (options) =>
-        Effect.gen(function*() {
-          const names = yield* attempt(dir, "list", () => io.readdirSync(dir))
-          kept = undefined
-          const sessions: Array<SessionSummary> = []
-          const unreadable: Array<Unreadable> = []
-          for (const name of names) {
-            if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
-            const id = name.slice(0, -".jsonl".length)
-            // Ids become file names: anything that could leave the directory is no session of ours.
-            if (!isSessionId(id)) {
-              // Not a name this store gives or reads back: named, so it is neither
-              // listed as a session nobody can open nor passed over in silence.
-              unreadable.push({
-                id,
-                error: new SessionCorrupt({
-                  file: join(dir, name),
-                  line: 1,
-                  detail: `"${id}" is not a session id (${sessionIdProblem(id)})`,
-                }),
-              })
-              continue
-            }
-            const summary = yield* Effect.flatten(attempt(join(dir, name), "read", () => summaryFromIndex(join(dir, name), id, options?.cwd))).pipe(
-              // Removed between the listing and the read: not a session any more.
-              Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)),
-              Effect.catchAll((error) => Effect.sync(() => void unreadable.push({ id, error }))),
-            )
-            if (summary !== undefined) sessions.push(summary)
-          }
-          // Kept only if it is the one a caller choosing the latest of its directory opens.
-          const read = kept as Kept | undefined
-          if (read !== undefined && sessions.filter((s) => s.cwd === options?.cwd).sort(byRecency)[0]?.id !== read.id) {
+        Effect.flatMap(attempt(dir, "list", () => io.readdirSync(dir)), (names) =>
+          // One plain loop: a home of thousands of sessions costs a stat and an entry's read each, and nothing more.
+          Effect.sync(() => {
             kept = undefined
-          }
-          return { sessions, unreadable }
-        }),
+            const sessions: Array<SessionSummary> = []
+            const unreadable: Array<Unreadable> = []
+            for (const name of names) {
+              if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
+              const id = name.slice(0, -".jsonl".length)
+              // Ids become file names: anything that could leave the directory is no session of ours.
+              if (!isSessionId(id)) {
+                // Not a name this store gives or reads back: named, so it is neither
+                // listed as a session nobody can open nor passed over in silence.
+                unreadable.push({
+                  id,
+                  error: new SessionCorrupt({
+                    file: join(dir, name),
+                    line: 1,
+                    detail: `"${id}" is not a session id (${sessionIdProblem(id)})`,
+                  }),
+                })
+                continue
+              }
+              const file = join(dir, name)
+              let summary: Either.Either<SessionSummary | undefined, StoreError>
+              try {
+                summary = summaryFromIndex(file, id, options?.cwd)
+              } catch (cause) {
+                summary = Either.left(new StoreIOError({ path: file, operation: "read", cause }))
+              }
+              if (Either.isRight(summary)) {
+                if (summary.right !== undefined) sessions.push(summary.right)
+              } else if (summary.left._tag !== "SessionNotFound") {
+                // (Removed between the listing and the read: not a session any more.)
+                unreadable.push({ id, error: summary.left })
+              }
+            }
+            // Kept only if it is the one a caller choosing the latest of its directory opens.
+            const read = kept as Kept | undefined
+            if (read !== undefined && sessions.filter((s) => s.cwd === options?.cwd).sort(byRecency)[0]?.id !== read.id) {
+              kept = undefined
+            }
+            return { sessions, unreadable }
+          })),
     }
     return yield* makeCore(backend)
   })
