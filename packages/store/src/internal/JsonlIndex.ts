@@ -18,7 +18,7 @@
  * processes rewriting it at once) fails to decode or its checksum, and is
  * rebuilt. Losing one loses nothing but the time to rebuild it.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats, statSync } from "node:fs"
 import { sep } from "node:path"
 import { Schema } from "effect"
 import type { SessionLog } from "@turnlog/protocol"
@@ -65,11 +65,10 @@ const decodeEntry = (text: string): Entry | undefined => {
   return isEntry(value) ? value as Entry : undefined
 }
 
+const stampFrom = (stat: Stats): Stamp => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs })
+
 /** The stamp of an open log. */
-export const stampOf = (fd: number): Stamp => {
-  const stat = fstatSync(fd)
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs }
-}
+export const stampOf = (fd: number): Stamp => stampFrom(fstatSync(fd))
 
 /**
  * The stamp of the log at `file` when it is a regular file; undefined when it
@@ -79,7 +78,7 @@ export const stampOf = (fd: number): Stamp => {
 export const stampAt = (file: string): Stamp | undefined => {
   try {
     const stat = statSync(file, { throwIfNoEntry: false })
-    return stat?.isFile() === true ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs } : undefined
+    return stat?.isFile() === true ? stampFrom(stat) : undefined
   } catch {
     return undefined
   }
