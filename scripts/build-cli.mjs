@@ -15,6 +15,7 @@ import { createHash } from "node:crypto"
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { deferredModules } from "./packaging/deferred-modules.mjs"
 import { jsonParse } from "./packaging/json-parse.mjs"
 import { modulePaths } from "./packaging/module-paths.mjs"
 import { exportNames, vendorEntry, vendorFile, VENDORS, vendorShims } from "./packaging/vendor-scripts.mjs"
@@ -57,7 +58,15 @@ const shared = {
   tsconfig: join(cli, "tsconfig.json"),
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],
-  plugins: [modulePaths(root), jsonParse()],
+  plugins: [
+    // pi-ai's built-in catalog runs when a route first needs it (packages/llm-pi-ai/src/internal/BuiltinCatalog.ts).
+    // First: the first plugin to load a file decides what it holds.
+    deferredModules(root, {
+      "packages/llm-pi-ai/src/internal/BuiltinCatalog.ts": { specifier: "@earendil-works/pi-ai/providers/all", name: "loadCatalog" },
+    }),
+    modulePaths(root),
+    jsonParse(),
+  ],
   metafile: true,
   logLevel: "warning",
 }

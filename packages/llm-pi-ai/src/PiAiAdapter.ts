@@ -122,9 +122,7 @@ export const makeDecoded = (decoded: Routing.Config, options: Options = {}) =>
     /** The provider's response as chunks, ending with its one finish. */
     const respond = (request: LlmRequest, prepared: Prepared): Stream.Stream<StreamChunk> => {
       const observed = observeFetch(options.fetch)
-      const inputs = EventSource.inputs((signal) =>
-        router.models.streamSimple(prepared.route.model, prepared.context, streamOptions(request, signal, observed.fetch))
-      )
+      const inputs = EventSource.inputs((signal) => router.streamSimple(prepared.route, prepared.context, streamOptions(request, signal, observed.fetch)))
       return inputs.pipe(
         Stream.mapAccum(
           PiAiChunks.initial({

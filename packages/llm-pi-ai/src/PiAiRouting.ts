@@ -4,7 +4,9 @@
  *
  * Routes come from pi-ai's built-in catalog plus the custom providers of the
  * config (an OpenAI-compatible server, a proxy, a test's loopback): a custom
- * provider replaces a built-in one of the same id. A custom provider's key
+ * provider replaces a built-in one of the same id. The catalog is built only
+ * when a route names a provider the config does not declare (or the whole list
+ * is asked for): a route of the config's own is served without it. A custom provider's key
  * comes from the environment variable it names; a built-in provider's from
  * pi-ai's own lookup. Keys are read only to hand to pi-ai: they are never
  * logged, and no failure message carries one.
@@ -12,21 +14,24 @@
 import {
   type Api,
   type AuthContext,
+  type Context,
+  createModels,
   createProvider,
   defaultProviderAuthContext,
   envApiKeyAuth,
   type Model,
   type MutableModels,
   type ProviderStreams,
+  type SimpleStreamOptions,
 } from "@earendil-works/pi-ai"
 import { anthropicMessagesApi } from "@earendil-works/pi-ai/api/anthropic-messages.lazy"
 import { googleGenerativeAIApi } from "@earendil-works/pi-ai/api/google-generative-ai.lazy"
 import { mistralConversationsApi } from "@earendil-works/pi-ai/api/mistral-conversations.lazy"
 import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completions.lazy"
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy"
-import { builtinModels } from "@earendil-works/pi-ai/providers/all"
 import { Data, Either, ParseResult, Schema } from "effect"
 import { type Failure, formatRoute } from "@turnlog/protocol"
+import { loadCatalog } from "./internal/BuiltinCatalog.js"
 
 // ---------------------------------------------------------------------------
 // Config
@@ -140,9 +145,11 @@ export interface Credential {
 }
 
 export interface Router {
-  /** The pi-ai model collection requests are streamed through. */
+  /** Every provider's models: pi-ai's catalog with the config's providers in it (built on first use). */
   readonly models: MutableModels
   readonly resolve: (provider: string, model: string) => Either.Either<Resolved, Failure>
+  /** Streams a request to a resolved route, through the collection that serves it. */
+  readonly streamSimple: (route: Resolved, context: Context, options: SimpleStreamOptions) => ReturnType<MutableModels["streamSimple"]>
   /**
    * The credential's secret (so failure messages can be scrubbed of it), or the
    * `MISSING_CREDENTIAL` failure naming what to set.
@@ -181,19 +188,35 @@ const keyless = (id: string) => ({
 /** What a keyless custom provider is sent as its key. */
 export const NO_KEY = "no-key"
 
-export const make = (config: Config, env: Environment = process.env): Router => {
+/**
+ * The router of `config`'s routes and the catalog's; `catalog` gives pi-ai's
+ * catalog module (called when first needed; a test counts the calls).
+ */
+export const make = (config: Config, env: Environment = process.env, catalog: typeof loadCatalog = loadCatalog): Router => {
   const base = defaultProviderAuthContext()
-  const models = builtinModels({ authContext: envAuthContext(env, base) })
+  const authContext = envAuthContext(env, base)
   const custom = new Map<string, CustomProvider>(Object.entries(config.providers ?? {}))
-  for (const [id, provider] of custom) {
-    models.setProvider(createProvider({
+  const configured = [...custom].map(([id, provider]) =>
+    createProvider({
       id,
       baseUrl: provider.baseUrl,
       auth: { apiKey: provider.apiKeyEnv === undefined ? keyless(id) : envApiKeyAuth(`${id} API key`, [provider.apiKeyEnv]) },
       models: provider.models.map((entry) => customModel(id, provider, entry)),
       api: LAZY_APIS[provider.api](),
-    }))
+    })
+  )
+  // The config's providers alone, which serve their routes; and every provider, made when first asked for.
+  const own = createModels({ authContext })
+  for (const provider of configured) own.setProvider(provider)
+  let every: MutableModels | undefined
+  const all = (): MutableModels => {
+    if (every === undefined) {
+      every = catalog().builtinModels({ authContext })
+      for (const provider of configured) every.setProvider(provider)
+    }
+    return every
   }
+  const servedBy = (provider: string): MutableModels => custom.has(provider) ? own : all()
 
   // Every request and every budget check asks for its route's model: looked up once per route.
   const resolved = new Map<string, Resolved>()
@@ -201,6 +224,7 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     const id = formatRoute({ provider, model })
     const kept = resolved.get(id)
     if (kept !== undefined) return Either.right(kept)
+    const models = servedBy(provider)
     const found = models.getModel(provider, model)
     if (found !== undefined) {
       const route = { id, model: found }
@@ -229,7 +253,7 @@ export const make = (config: Config, env: Environment = process.env): Router => 
           message: `no credential for ${route.id}: set the environment variable ${declared.apiKeyEnv}`,
         })
     }
-    const auth = models.getProvider(provider)?.auth.apiKey
+    const auth = all().getProvider(provider)?.auth.apiKey
     const checked: Array<string> = []
     const resolved = auth === undefined
       ? undefined
@@ -246,5 +270,12 @@ export const make = (config: Config, env: Environment = process.env): Router => 
     })
   }
 
-  return { models, resolve, credential }
+  return {
+    get models() {
+      return all()
+    },
+    resolve,
+    streamSimple: (route, context, options) => servedBy(route.model.provider).streamSimple(route.model, context, options),
+    credential,
+  }
 }

@@ -77,12 +77,28 @@ describe("PiAiRouting: routes", () => {
   it("looks a route's model up once, however many requests and budget checks ask", () => {
     const fresh = PiAiRouting.make(decoded, {})
     const lookup = vi.spyOn(fresh.models, "getModel")
-    const first = Either.getOrThrow(fresh.resolve("local", "qwen3"))
-    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
-    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(first)
+    const first = Either.getOrThrow(fresh.resolve("anthropic", builtin.id))
+    expect(Either.getOrThrow(fresh.resolve("anthropic", builtin.id))).toBe(first)
+    expect(Either.getOrThrow(fresh.resolve("anthropic", builtin.id))).toBe(first)
     expect(lookup).toHaveBeenCalledTimes(1)
-    expect(Either.getOrThrow(fresh.resolve("local", "tiny")).id).toBe("local/tiny")
-    expect(lookup).toHaveBeenCalledTimes(2)
+    const local = Either.getOrThrow(fresh.resolve("local", "qwen3"))
+    expect(Either.getOrThrow(fresh.resolve("local", "qwen3"))).toBe(local)
+    // The config's own routes are looked up among the config's providers, not in the catalog.
+    expect(lookup).toHaveBeenCalledTimes(1)
+  })
+
+  it("the whole list holds the catalog and the config's providers, a config's provider in place of a built-in one of its id", () => {
+    const replacing = Either.getOrThrow(PiAiRouting.decodeConfig({
+      providers: { anthropic: { api: "anthropic-messages", baseUrl: "http://127.0.0.1:9", models: [{ id: "house-model" }] } },
+    }))
+    const own = PiAiRouting.make(replacing, {})
+    expect(own.models.getModels("anthropic").map((m) => m.id)).toEqual(["house-model"])
+    expect(own.models.getModels("openai").length).toBe(getBuiltinModels("openai").length)
+    expect(Either.getOrThrow(own.resolve("anthropic", "house-model")).model.baseUrl).toBe("http://127.0.0.1:9")
+    expect(own.resolve("anthropic", builtin.id)).toStrictEqual(
+      Either.left({ code: "UNKNOWN_ROUTE", message: `provider anthropic has no model ${builtin.id}` }),
+    )
+    expect(router.models.getModels("local").map((m) => m.id)).toEqual(["qwen3", "tiny"])
   })
 
   it("an unknown provider or model is an UNKNOWN_ROUTE failure", () => {
