@@ -59,11 +59,9 @@ const shared = {
   // The workspace's packages resolve to their sources, not their dist/ builds.
   conditions: ["@turnlog/source"],
   plugins: [
-    // pi-ai's built-in catalog runs when a route first needs it (packages/llm-pi-ai/src/internal/BuiltinCatalog.ts).
+    // pi-ai's built-in providers run when a route first needs one (packages/llm-pi-ai/src/internal/BuiltinCatalog.ts).
     // First: the first plugin to load a file decides what it holds.
-    deferredModules(root, {
-      "packages/llm-pi-ai/src/internal/BuiltinCatalog.ts": { specifier: "@earendil-works/pi-ai/providers/all", name: "loadCatalog" },
-    }),
+    deferredModules(root, ["packages/llm-pi-ai/src/internal/BuiltinCatalog.ts"]),
     modulePaths(root),
     jsonParse(),
   ],

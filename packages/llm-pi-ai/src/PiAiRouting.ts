@@ -4,9 +4,10 @@
  *
  * Routes come from pi-ai's built-in catalog plus the custom providers of the
  * config (an OpenAI-compatible server, a proxy, a test's loopback): a custom
- * provider replaces a built-in one of the same id. The catalog is built only
- * when a route names a provider the config does not declare (or the whole list
- * is asked for): a route of the config's own is served without it. A custom provider's key
+ * provider replaces a built-in one of the same id. A built-in provider's models
+ * are made when a route first names it, and the whole catalog only when every
+ * model is listed (or a route names a provider there is none of): a route of
+ * the config's own providers is served without any of it. A custom provider's key
  * comes from the environment variable it names; a built-in provider's from
  * pi-ai's own lookup. Keys are read only to hand to pi-ai: they are never
  * logged, and no failure message carries one.
@@ -21,6 +22,7 @@ import {
   envApiKeyAuth,
   type Model,
   type MutableModels,
+  type Provider,
   type ProviderStreams,
   type SimpleStreamOptions,
 } from "@earendil-works/pi-ai"
@@ -31,7 +33,7 @@ import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completio
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy"
 import { Data, Either, ParseResult, Schema } from "effect"
 import { type Failure, formatRoute } from "@turnlog/protocol"
-import { loadCatalog } from "./internal/BuiltinCatalog.js"
+import { loadCatalog, PROVIDERS } from "./internal/BuiltinCatalog.js"
 
 // ---------------------------------------------------------------------------
 // Config
@@ -188,11 +190,16 @@ const keyless = (id: string) => ({
 /** What a keyless custom provider is sent as its key. */
 export const NO_KEY = "no-key"
 
-/**
- * The router of `config`'s routes and the catalog's; `catalog` gives pi-ai's
- * catalog module (called when first needed; a test counts the calls).
- */
-export const make = (config: Config, env: Environment = process.env, catalog: typeof loadCatalog = loadCatalog): Router => {
+/** Where the built-in providers come from (a test counts what is made). */
+export interface Builtins {
+  /** pi-ai's `builtinModels`, for the whole catalog. */
+  readonly catalog: typeof loadCatalog
+  /** One built-in provider's factory, by id. */
+  readonly providers: ReadonlyMap<string, () => () => Provider>
+}
+
+/** The router of `config`'s routes and pi-ai's built-in ones. */
+export const make = (config: Config, env: Environment = process.env, builtins: Builtins = { catalog: loadCatalog, providers: PROVIDERS }): Router => {
   const base = defaultProviderAuthContext()
   const authContext = envAuthContext(env, base)
   const custom = new Map<string, CustomProvider>(Object.entries(config.providers ?? {}))
@@ -205,18 +212,26 @@ export const make = (config: Config, env: Environment = process.env, catalog: ty
       api: LAZY_APIS[provider.api](),
     })
   )
-  // The config's providers alone, which serve their routes; and every provider, made when first asked for.
-  const own = createModels({ authContext })
-  for (const provider of configured) own.setProvider(provider)
+  // The routes' collection: the config's providers, and each built-in one a route has named; and
+  // the whole catalog with the config's providers in it, made when first asked for.
+  const routes = createModels({ authContext })
+  for (const provider of configured) routes.setProvider(provider)
   let every: MutableModels | undefined
   const all = (): MutableModels => {
     if (every === undefined) {
-      every = catalog().builtinModels({ authContext })
+      every = builtins.catalog()({ authContext })
       for (const provider of configured) every.setProvider(provider)
     }
     return every
   }
-  const servedBy = (provider: string): MutableModels => custom.has(provider) ? own : all()
+  /** The collection that serves `provider`'s routes: `routes` once it holds the provider, else the catalog. */
+  const servedBy = (provider: string): MutableModels => {
+    if (routes.getProvider(provider) !== undefined) return routes
+    const factory = builtins.providers.get(provider)
+    if (factory === undefined) return all()
+    routes.setProvider(factory()())
+    return routes
+  }
 
   // Every request and every budget check asks for its route's model: looked up once per route.
   const resolved = new Map<string, Resolved>()
@@ -253,7 +268,7 @@ export const make = (config: Config, env: Environment = process.env, catalog: ty
           message: `no credential for ${route.id}: set the environment variable ${declared.apiKeyEnv}`,
         })
     }
-    const auth = all().getProvider(provider)?.auth.apiKey
+    const auth = servedBy(provider).getProvider(provider)?.auth.apiKey
     const checked: Array<string> = []
     const resolved = auth === undefined
       ? undefined
