@@ -21,6 +21,10 @@ const plugin = new URL("../../../scripts/packaging/deferred-modules.mjs", import
 const { deferredModules } = (await import(plugin)) as { deferredModules: (root: string, files: ReadonlyArray<string>) => Plugin }
 const esbuild = (await import("esbuild")) as unknown as Esbuild
 
+// The fixture's import lines are made, not written out: the packaging scan reads
+// this file's own imports from its text.
+const quoted = (specifier: string): string => JSON.stringify(specifier)
+
 /** A folder with a package `tables` whose modules say when they run, a deferring module and an entry. */
 const project = (deferring: string): string => {
   const root = tempDir("deferred")
@@ -37,7 +41,7 @@ const project = (deferring: string): string => {
   writeFileSync(
     join(root, "src", "main.ts"),
     [
-      `import { loadSize, SIZES } from "./Tables.js"`,
+      `import { loadSize, SIZES } from ${quoted("./Tables.js")}`,
       `globalThis.ran.push("main")`,
       `export const size = (): number => loadSize()`,
       `export const other = (): number => SIZES.get("other")!()`,
@@ -47,8 +51,8 @@ const project = (deferring: string): string => {
 }
 
 const DEFERRING = [
-  `import * as allModule from "tables/all"`,
-  `import * as otherModule from "tables/other"`,
+  `import * as allModule from ${quoted("tables/all")}`,
+  `import * as otherModule from ${quoted("tables/other")}`,
   `// allModule and otherModule are read only inside functions.`,
   `export const loadSize = (): number => allModule.size`,
   `export const SIZES: ReadonlyMap<string, () => number> = new Map([["other", () => otherModule.size]])`,

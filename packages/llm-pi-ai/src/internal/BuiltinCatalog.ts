@@ -11,7 +11,7 @@
  * loaded from the sources, the imports run at once. Either way the functions
  * give the same values.
  */
-import type { Provider } from "@earendil-works/pi-ai"
+import type { CreateModelsOptions, MutableModels, Provider } from "@earendil-works/pi-ai"
 import * as catalogModule from "@earendil-works/pi-ai/providers/all"
 import * as amazonBedrockModule from "@earendil-works/pi-ai/providers/amazon-bedrock"
 import * as antLingModule from "@earendil-works/pi-ai/providers/ant-ling"
@@ -57,8 +57,12 @@ import * as xiaomiTokenPlanSgpModule from "@earendil-works/pi-ai/providers/xiaom
 import * as zaiModule from "@earendil-works/pi-ai/providers/zai"
 import * as zaiCodingCnModule from "@earendil-works/pi-ai/providers/zai-coding-cn"
 
-/** pi-ai's `builtinModels`: a collection of every built-in provider. */
-export const loadCatalog = () => catalogModule.builtinModels
+/**
+ * pi-ai's `builtinModels`: a collection of every built-in provider. Typed with
+ * pi-ai's main module alone, so that a program type-checking against this
+ * package's declarations is not sent into the catalog's.
+ */
+export const loadCatalog = (): (options?: CreateModelsOptions) => MutableModels => catalogModule.builtinModels
 
 /** Each built-in provider's factory, by the provider's id. */
 export const PROVIDERS: ReadonlyMap<string, () => () => Provider> = new Map([
