@@ -94,7 +94,8 @@ const [command, early, ...vendored] = await Promise.all([
   // The command, `dist/main.cjs`; the provider SDKs are scripts of their own (`packaging/vendor-scripts.mjs`).
   build({
     ...script,
-    plugins: [...shared.plugins, vendorShims(names)],
+    // Large JSON files (pi-ai's model tables) are files of their own in dist/data/, read when used (packaging/json-parse.mjs).
+    plugins: [...shared.plugins.filter((p) => p.name !== "json-parse"), jsonParse({ folder: join(out, "data"), script: out }), vendorShims(names)],
     entryPoints: { main: join(cli, "src", "main.ts") },
     outdir: out,
     outExtension: { ".js": ".cjs" },

@@ -1,13 +1,24 @@
 // An esbuild plugin for the command's bundle: a JSON file imported by the
-// bundled code (pi-ai's model catalogue is 1.1 MB of it, all read when the
-// providers load) becomes `module.exports = JSON.parse("…")` rather than
+// bundled code becomes `module.exports = JSON.parse("…")` rather than
 // esbuild's object literal. V8 reads JSON text much faster than it compiles
 // and runs an object literal of the same data, and the value is the same: the
 // object JSON gives (a `"__proto__"` key is a plain key, as in JSON). A named
 // import of a top-level key still works, through esbuild's CommonJS interop.
+//
+// With `data` (a folder beside the script, and the script's own folder), a
+// file of `LARGE` bytes or more is not put in the script at all: it is written
+// to `<data>/<name>-<hash>.json` and read from there when its module first
+// runs. pi-ai's model catalogue is 1.1 MB of such files, which every start of
+// the command would otherwise read, and only a route to one provider reads any
+// (one provider's file).
+import { createHash } from "node:crypto"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
+import { basename, join, relative } from "node:path"
 
-export const jsonParse = () => ({
+const LARGE = 16 * 1024
+
+export const jsonParse = (data) => ({
   name: "json-parse",
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, async ({ path }) => {
@@ -18,7 +29,16 @@ export const jsonParse = () => ({
       } catch (error) {
         return { errors: [{ text: `${path} is not JSON: ${error.message}` }] }
       }
-      return { contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(value))});\n`, loader: "js" }
+      const json = JSON.stringify(value)
+      if (data === undefined || json.length < LARGE) return { contents: `module.exports = JSON.parse(${JSON.stringify(json)});\n`, loader: "js" }
+      const name = `${basename(path, ".json")}-${createHash("sha256").update(json).digest("hex").slice(0, 12)}.json`
+      mkdirSync(data.folder, { recursive: true })
+      writeFileSync(join(data.folder, name), json)
+      const file = relative(data.script, join(data.folder, name))
+      return {
+        contents: `module.exports = JSON.parse(require("node:fs").readFileSync(require("node:path").join(__dirname, ${JSON.stringify(file)}), "utf8"));\n`,
+        loader: "js",
+      }
     })
   },
 })
