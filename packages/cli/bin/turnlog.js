@@ -6,7 +6,7 @@
 // sources, so an edit is never hidden by a stale build — saying so on stderr
 // when a build exists. TURNLOG_FROM_SOURCE=1 always runs the sources.
 // `turnlog --version` alone is answered here, before any of the command loads.
-import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import * as nodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -73,11 +73,39 @@ const runBuild = () => {
   runScript(new URL("main.cjs", dist), cache?.(command))
 }
 
+/**
+ * The memory the scripts and their caches are read into, one after another.
+ * Each is wanted only until V8 has made the script's text, or compiled the
+ * script with its cache; fresh memory costs a start more than reading (the
+ * pages of a new buffer are mapped as first written), so one buffer serves
+ * them all, grown to the largest.
+ */
+let scratch = Buffer.allocUnsafeSlow(0)
+
+/** The bytes of `path`, in `scratch`: valid until the next read. */
+const readScratch = (path) => {
+  const fd = openSync(path, "r")
+  try {
+    const size = fstatSync(fd).size
+    if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(size)
+    let done = 0
+    while (done < size) {
+      const n = readSync(fd, scratch, done, size - done, done)
+      if (n === 0) break
+      done += n
+    }
+    return scratch.subarray(0, done)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Runs one script of the build as a CommonJS module, with `cache` (see `codeCache`) when there is one; its exports. */
 const runScript = (url, cache) => {
   const file = fileURLToPath(url)
-  // ASCII, as the build checks: read as Latin-1, it makes V8's one-byte string at once.
-  const source = readFileSync(file, "latin1")
+  // ASCII, as the build checks: read as Latin-1, it makes V8's one-byte string at once. The
+  // text is made before the cache is read (into the same memory).
+  const source = readScratch(file).latin1Slice()
   // The build writes the module's wrapper: the text is compiled as read, with no copy made (a
   // build made before it did so is wrapped here).
   const script = new Script(source.startsWith(WRAPPER) ? source : `${WRAPPER}${source}\n})`, {
@@ -94,7 +122,8 @@ const runScript = (url, cache) => {
 
 /**
  * The code cache's folder, as a function from a script's cache name to what
- * its file holds for this build and how to write it; undefined when there is
+ * its file holds for this build (`data`, read when first asked for and valid
+ * until the next script is read) and how to write it; undefined when there is
  * to be no cache.
  */
 const codeCache = () => {
@@ -113,12 +142,20 @@ const codeCache = () => {
   }
   return (name) => {
     const path = join(folder, `${name}-v8-${process.versions.v8}-${process.arch}.bin`)
+    // Read when first asked for, after the script's text is made (see `scratch`).
     let data
-    try {
-      const held = readFileSync(path)
-      if (held.subarray(0, header.length).equals(header)) data = held.subarray(header.length)
-    } catch {
-      // none yet
+    let read = false
+    const held = () => {
+      if (!read) {
+        read = true
+        try {
+          const bytes = readScratch(path)
+          if (bytes.subarray(0, header.length).equals(header)) data = bytes.subarray(header.length)
+        } catch {
+          // none yet
+        }
+      }
+      return data
     }
     const staging = `${path}.${process.pid}`
     const save = (script) => {
@@ -133,7 +170,12 @@ const codeCache = () => {
         }
       }
     }
-    return { data, save }
+    return {
+      get data() {
+        return held()
+      },
+      save,
+    }
   }
 }
 
