@@ -8,9 +8,9 @@
 // With `data` (a folder beside the script, and the script's own folder), a
 // file of `LARGE` bytes or more is not put in the script at all: it is written
 // to `<data>/<name>-<hash>.json` and read from there when its module first
-// runs. pi-ai's model catalogue is 1.1 MB of such files, which every start of
-// the command would otherwise read, and only a route to one provider reads any
-// (one provider's file).
+// runs. Most of pi-ai's model catalogue (0.9 of its 1.1 MB) is such files,
+// which every start of the command would otherwise read; a route to one
+// provider reads that provider's file at most.
 import { createHash } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"

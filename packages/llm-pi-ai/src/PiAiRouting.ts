@@ -22,7 +22,6 @@ import {
   envApiKeyAuth,
   type Model,
   type MutableModels,
-  type Provider,
   type ProviderStreams,
   type SimpleStreamOptions,
 } from "@earendil-works/pi-ai"
@@ -195,7 +194,7 @@ export interface Builtins {
   /** pi-ai's `builtinModels`, for the whole catalog. */
   readonly catalog: typeof loadCatalog
   /** One built-in provider's factory, by id. */
-  readonly providers: ReadonlyMap<string, () => () => Provider>
+  readonly providers: typeof PROVIDERS
 }
 
 /** The router of `config`'s routes and pi-ai's built-in ones. */
