@@ -18,7 +18,8 @@
  * Then, beside pi (`@earendil-works/pi-coding-agent`, the coding agent on the
  * same provider library) instead of the floor: `turnlog run` and `pi -p`, each
  * from its start until a loopback provider (openai-completions) has its first
- * request; the request is then answered and the process awaited, untimed. Both
+ * request, and until it has exited after the answer (a one-line text: the
+ * whole of a short `run` as its user waits for it; no target). Both
  * get the same prompt and model route, and each run a fresh empty home
  * (turnlog: `--home` holding a config whose provider is the loopback; pi: its
  * agent directory, `PI_CODING_AGENT_DIR`, holding a `models.json` that says the
@@ -232,8 +233,8 @@ const piSide = (cli: string): Side => (dir, server) => {
   return { args: [cli, "-p", "--model", ROUTE, PROMPT], env: { ...env, ...KEY, HOME: dir, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1" } }
 }
 
-/** Milliseconds from the start until the loopback provider has the request; the answer and the exit are awaited, untimed. */
-const firstRequest = async (server: Loopback.Server, node: string, side: Side, cwd: string): Promise<number> => {
+/** Milliseconds from the start until the loopback provider has the request, and until the process has exited after its answer. */
+const firstRequest = async (server: Loopback.Server, node: string, side: Side, cwd: string): Promise<{ request: number; exit: number }> => {
   const dir = mkdtempSync(join(home, "run-"))
   const { args, env: vars } = side(dir, server)
   server.enqueue({ blocks: [{ type: "text", text: "Hello." }] })
@@ -243,9 +244,13 @@ const firstRequest = async (server: Loopback.Server, node: string, side: Side, c
   const limit = setTimeout(() => child.kill(), 60_000)
   let stderr = ""
   child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+  let exit = 0
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on("error", reject)
-    child.on("exit", resolve)
+    child.on("exit", (code) => {
+      exit = Number(process.hrtime.bigint() - started) / 1e6
+      resolve(code)
+    })
   }).finally(() => clearTimeout(limit))
   const arrived = server.waitForRequests(before + 1).then(() => Number(process.hrtime.bigint() - started) / 1e6)
   arrived.catch(() => undefined) // a run that ends without a request fails below; the server closes with the waiter left
@@ -253,10 +258,10 @@ const firstRequest = async (server: Loopback.Server, node: string, side: Side, c
   const ms = await Promise.race([arrived, exited.then((code) => Promise.reject(failed(code)))])
   const code = await exited
   if (code !== 0) throw failed(code)
-  return ms
+  return { request: ms, exit }
 }
 
-/** turnlog under `node` beside pi: pairs (turnlog, pi, pi, turnlog) after a warm-up; medians and the median per-pair ratio. */
+/** turnlog under `node` beside pi: pairs (turnlog, pi, pi, turnlog) after a warm-up; medians and the median per-pair ratio, to the request and to the exit. */
 const besidePi = async (server: Loopback.Server, node: string, pi: { node: string; side: Side }, cwd: string) => {
   const turnlog = () => firstRequest(server, node, turnlogSide, cwd)
   const other = () => firstRequest(server, pi.node, pi.side, cwd)
@@ -264,19 +269,21 @@ const besidePi = async (server: Loopback.Server, node: string, pi: { node: strin
     await turnlog()
     await other()
   }
-  const turnlogs: Array<number> = []
-  const pis: Array<number> = []
-  const ratios: Array<number> = []
+  const figures = { request: { turnlog: [] as Array<number>, pi: [] as Array<number>, ratio: [] as Array<number> } }
+  const exits = { turnlog: [] as Array<number>, pi: [] as Array<number>, ratio: [] as Array<number> }
   for (let i = 0; i < PAIRS; i++) {
     const order = i % 2 === 0 ? [turnlog, other] : [other, turnlog]
     const first = await order[0]!()
     const second = await order[1]!()
     const [t, p] = i % 2 === 0 ? [first, second] : [second, first]
-    turnlogs.push(t)
-    pis.push(p)
-    ratios.push(t / p)
+    for (const [into, key] of [[figures.request, "request"], [exits, "exit"]] as const) {
+      into.turnlog.push(t[key])
+      into.pi.push(p[key])
+      into.ratio.push(t[key] / p[key])
+    }
   }
-  return { turnlog: median(turnlogs), pi: median(pis), ratio: median(ratios) }
+  const medians = (of: typeof exits) => ({ turnlog: median(of.turnlog), pi: median(of.pi), ratio: median(of.ratio) })
+  return { request: medians(figures.request), exit: medians(exits) }
 }
 
 const piSection = async () => {
@@ -293,23 +300,33 @@ const piSection = async () => {
   const cwd = join(home, "project")
   mkdirSync(cwd)
   try {
-    console.log(
-      `\nto the first provider request, beside pi ${PI.version} (Node ${piVersion}) on the same loopback provider; ${PAIRS} pairs per case, wall time from start until the provider has the request`,
-    )
-    console.log("| case | median | pi, to the first provider request | ratio | target |")
-    console.log("|---|---|---|---|---|")
     const rows: Array<{ name: string; node: string; target?: number }> = [
-      { name: `turnlog run, to the first provider request (Node ${process.version})`, node: process.execPath, target: 0.7 },
+      { name: `turnlog run (Node ${process.version})`, node: process.execPath, target: 0.7 },
     ]
-    if (pi.node !== process.execPath) rows.push({ name: `turnlog run, to the first provider request, on pi's Node (${piVersion})`, node: pi.node })
-    for (const row of rows) {
-      const figures = await besidePi(server, row.node, pi, cwd)
-      console.log(
-        `| ${row.name} | ${figures.turnlog.toFixed(0)} ms | ${figures.pi.toFixed(0)} ms | ${figures.ratio.toFixed(2)} | ${
-          row.target === undefined ? "—" : `≤ ${row.target} ${figures.ratio <= row.target ? "ok" : "OVER"}`
-        } |`,
-      )
+    if (pi.node !== process.execPath) rows.push({ name: `turnlog run, on pi's Node (${piVersion})`, node: pi.node })
+    const measured: Array<Awaited<ReturnType<typeof besidePi>>> = []
+    for (const row of rows) measured.push(await besidePi(server, row.node, pi, cwd))
+    const table = (what: "request" | "exit", heading: string, column: string, target: boolean) => {
+      console.log(heading)
+      console.log(`| case | median | pi, ${column} | ratio | target |`)
+      console.log("|---|---|---|---|---|")
+      rows.forEach((row, i) => {
+        const figures = measured[i]![what]
+        const goal = target ? row.target : undefined
+        console.log(
+          `| ${row.name}, ${column} | ${figures.turnlog.toFixed(0)} ms | ${figures.pi.toFixed(0)} ms | ${figures.ratio.toFixed(2)} | ${
+            goal === undefined ? "—" : `≤ ${goal} ${figures.ratio <= goal ? "ok" : "OVER"}`
+          } |`,
+        )
+      })
     }
+    table(
+      "request",
+      `\nto the first provider request, beside pi ${PI.version} (Node ${piVersion}) on the same loopback provider; ${PAIRS} pairs per case, wall time from start until the provider has the request`,
+      "to the first provider request",
+      true,
+    )
+    table("exit", "\nthe same runs, from start until the process has exited after the answer (a one-line text)", "to its exit", false)
   } finally {
     await server.close()
   }

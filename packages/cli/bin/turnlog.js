@@ -11,6 +11,7 @@ import * as nodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as v8 from "node:v8"
 import { Script } from "node:vm"
 
 const cli = new URL("../", import.meta.url)
@@ -66,11 +67,38 @@ const runBuild = () => {
   const cache = codeCache()
   const vendored = new Map()
   globalThis[Symbol.for("turnlog/vendor")] = (name) => {
-    if (!vendored.has(name)) vendored.set(name, runScript(new URL(`vendor/${name}.cjs`, dist), cache?.(`vendor.${name}`)))
+    if (!vendored.has(name)) {
+      vendored.set(name, runScript(new URL(`vendor/${name}.cjs`, dist), cache?.(`vendor.${name}`)))
+      baselineHttpParser()
+    }
     return vendored.get(name)
   }
   const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
   runScript(new URL("main.cjs", dist), cache?.(command))
+}
+
+/**
+ * On Node 20 (V8 11) a process that has made a request through `fetch` ends
+ * only once V8 has finished optimizing undici's HTTP parser, a WebAssembly
+ * module, in the background: after the command's work is done, the exit
+ * waits a hundred milliseconds and more for code nothing will run. So when
+ * the first provider SDK loads (requests are coming), the parser is left to
+ * V8's baseline compiler, which compiles it at once: `fetch`'s module is loaded
+ * first (Node compiles its own modules with its cache, taken only under the
+ * flags it was made with), then the flag is set; it is put back as the process
+ * exits, before any code cache is written, for the same reason. Later Node
+ * versions do not wait, and are left as they are.
+ */
+// (Nor when Node was given WebAssembly flags: those are the user's to set.)
+let parserBaseline = Number(process.versions.v8.split(".")[0]) > 11 ||
+  /wasm|liftoff/.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`)
+const baselineHttpParser = () => {
+  if (parserBaseline) return
+  parserBaseline = true
+  void globalThis.Headers
+  v8.setFlagsFromString("--liftoff-only")
+  // With the two flags it turned off: V8 set them by implication.
+  process.prependListener("exit", () => v8.setFlagsFromString("--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering"))
 }
 
 /**

@@ -135,10 +135,13 @@ describe.concurrent("the launcher's code cache", () => {
     const sdkCache = cacheFile(folder, "vendor.sdk")
     expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "run")), basename(cacheFile(folder, "sessions")), basename(sdkCache)])
     expect(readFileSync(sdkCache).subarray(0, header.length)).toEqual(header)
-    // Taken on the next run, not written again.
-    utimesSync(sdkCache, past, past)
+    // Both taken on the next run, not written again: on Node 20 the launcher changes a V8 flag once the SDK
+    // has loaded (see `baselineHttpParser`), and puts it back before the caches are made, as V8 takes a
+    // cache only under the flags it was made with.
+    const runCache = cacheFile(folder, "run")
+    for (const file of [sdkCache, runCache]) utimesSync(file, past, past)
     expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true\n", stderr: "" })
-    expect(Math.round(statSync(sdkCache).mtimeMs)).toBe(past.getTime())
+    expect([sdkCache, runCache].map((file) => Math.round(statSync(file).mtimeMs))).toEqual([past.getTime(), past.getTime()])
   })
 
   it("writes again a cache of another build, or one V8 refuses, and runs the command all the same", async () => {
