@@ -11,6 +11,7 @@ import * as nodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as diagnosticsChannel from "node:diagnostics_channel"
 import * as v8 from "node:v8"
 import { Script } from "node:vm"
 
@@ -67,12 +68,10 @@ const runBuild = () => {
   const cache = codeCache()
   const vendored = new Map()
   globalThis[Symbol.for("turnlog/vendor")] = (name) => {
-    if (!vendored.has(name)) {
-      vendored.set(name, runScript(new URL(`vendor/${name}.cjs`, dist), cache?.(`vendor.${name}`)))
-      baselineHttpParser()
-    }
+    if (!vendored.has(name)) vendored.set(name, runScript(new URL(`vendor/${name}.cjs`, dist), cache?.(`vendor.${name}`)))
     return vendored.get(name)
   }
+  baselineHttpParser()
   const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
   runScript(new URL("main.cjs", dist), cache?.(command))
 }
@@ -81,24 +80,44 @@ const runBuild = () => {
  * On Node 20 (V8 11) a process that has made a request through `fetch` ends
  * only once V8 has finished optimizing undici's HTTP parser, a WebAssembly
  * module, in the background: after the command's work is done, the exit
- * waits a hundred milliseconds and more for code nothing will run. So when
- * the first provider SDK loads (requests are coming), the parser is left to
- * V8's baseline compiler, which compiles it at once: `fetch`'s module is loaded
- * first (Node compiles its own modules with its cache, taken only under the
- * flags it was made with), then the flag is set; it is put back as the process
- * exits, before any code cache is written, for the same reason. Later Node
- * versions do not wait, and are left as they are.
+ * waits a hundred milliseconds and more for code nothing will run. So as
+ * `fetch` makes its first request (a provider's, an MCP server's), the parser
+ * is left to V8's baseline compiler. The flag is set only then, when Node
+ * has compiled its own modules of `fetch` with its cache, which V8 takes only
+ * under the flags it was made with; for the same reason, it is put back while
+ * a script of the build is compiled (`flagsAsStarted`), and as the process
+ * exits, before any code cache is written. Later Node versions do not wait,
+ * and are left as they are; so is a Node given WebAssembly flags.
  */
-// (Nor when Node was given WebAssembly flags: those are the user's to set.)
-let parserBaseline = Number(process.versions.v8.split(".")[0]) > 11 ||
-  /wasm|liftoff/.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`)
+const BASELINE = "--liftoff-only"
+// With the two flags it turned off: V8 set them by implication.
+const AS_STARTED = "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering"
+let baseline = false
 const baselineHttpParser = () => {
-  if (parserBaseline) return
-  parserBaseline = true
-  void globalThis.Headers
-  v8.setFlagsFromString("--liftoff-only")
-  // With the two flags it turned off: V8 set them by implication.
-  process.prependListener("exit", () => v8.setFlagsFromString("--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering"))
+  if (Number(process.versions.v8.split(".")[0]) > 11) return
+  if (/wasm|liftoff/.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`)) return
+  // Subscribed by name: the module keeps the channel (and so the subscription) while it has subscribers.
+  const first = () => {
+    diagnosticsChannel.unsubscribe("undici:request:create", first)
+    baseline = true
+    v8.setFlagsFromString(BASELINE)
+    process.prependListener("exit", () => {
+      baseline = false
+      v8.setFlagsFromString(AS_STARTED)
+    })
+  }
+  diagnosticsChannel.subscribe("undici:request:create", first)
+}
+
+/** `compile()`, under V8's flags as the process started. */
+const flagsAsStarted = (compile) => {
+  if (!baseline) return compile()
+  v8.setFlagsFromString(AS_STARTED)
+  try {
+    return compile()
+  } finally {
+    v8.setFlagsFromString(BASELINE)
+  }
 }
 
 /**
@@ -136,10 +155,12 @@ const runScript = (url, cache) => {
   const source = readScratch(file).latin1Slice()
   // The build writes the module's wrapper: the text is compiled as read, with no copy made (a
   // build made before it did so is wrapped here).
-  const script = new Script(source.startsWith(WRAPPER) ? source : `${WRAPPER}${source}\n})`, {
-    filename: file,
-    cachedData: cache?.data,
-  })
+  const script = flagsAsStarted(() =>
+    new Script(source.startsWith(WRAPPER) ? source : `${WRAPPER}${source}\n})`, {
+      filename: file,
+      cachedData: cache?.data,
+    })
+  )
   if (cache !== undefined && (cache.data === undefined || script.cachedDataRejected === true)) {
     process.once("exit", () => cache.save(script))
   }

@@ -124,23 +124,26 @@ describe.concurrent("the launcher's code cache", () => {
       "(function (exports, require, module, __filename, __dirname) {globalThis.sdkRuns = (globalThis.sdkRuns ?? 0) + 1; " +
         'exports.file = require("node:path").relative(require("node:path").dirname(__dirname), __filename); exports.runs = globalThis.sdkRuns\n})\n',
     )
+    // On `run` it also makes a request through `fetch`, to a server of its own.
     writeFileSync(
       join(dir, "dist", "main.cjs"),
       '(function (exports, require, module, __filename, __dirname) {const sdk = () => globalThis[Symbol.for("turnlog/vendor")]("sdk"); ' +
-        'console.log(process.argv[2] === "run" ? `build ${sdk().file} ${sdk().runs} ${sdk() === sdk()}` : "build")\n})\n',
+        'if (process.argv[2] !== "run") console.log("build"); else { const server = require("node:http").createServer((q, r) => r.end("ok")); ' +
+        'server.listen(0, "127.0.0.1", () => fetch(`http://127.0.0.1:${server.address().port}/`).then((r) => r.text()).then((text) => { ' +
+        "server.close(); server.closeAllConnections(); console.log(`build ${sdk().file} ${sdk().runs} ${sdk() === sdk()} ${text}`) })) }\n})\n",
     )
     expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
     expect(readdirSync(folder)).toEqual([basename(cacheFile(folder, "sessions"))])
-    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true\n", stderr: "" })
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true ok\n", stderr: "" })
     const sdkCache = cacheFile(folder, "vendor.sdk")
     expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "run")), basename(cacheFile(folder, "sessions")), basename(sdkCache)])
     expect(readFileSync(sdkCache).subarray(0, header.length)).toEqual(header)
-    // Both taken on the next run, not written again: on Node 20 the launcher changes a V8 flag once the SDK
-    // has loaded (see `baselineHttpParser`), and puts it back before the caches are made, as V8 takes a
-    // cache only under the flags it was made with.
+    // Both taken on the next run, not written again: on Node 20 the launcher changes a V8 flag as `fetch`
+    // makes its first request (see `baselineHttpParser`), and puts it back before the caches are made, as
+    // V8 takes a cache only under the flags it was made with.
     const runCache = cacheFile(folder, "run")
     for (const file of [sdkCache, runCache]) utimesSync(file, past, past)
-    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true\n", stderr: "" })
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["run"])).toEqual({ stdout: "build vendor/sdk.cjs 1 true ok\n", stderr: "" })
     expect([sdkCache, runCache].map((file) => Math.round(statSync(file).mtimeMs))).toEqual([past.getTime(), past.getTime()])
   })
 
