@@ -72,8 +72,29 @@ const runBuild = () => {
     return vendored.get(name)
   }
   baselineHttpParser()
-  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? "") ? process.argv[2] : "other"
-  runScript(new URL("main.cjs", dist), cache?.(command))
+  runScript(new URL("main.cjs", dist), cache?.(commandOf(process.argv.slice(2))))
+}
+
+/** The global options that take a value, and the one that takes none (`src/GlobalArgs.ts`, `src/Color.ts`). */
+const VALUED = ["--home", "--config", "--store"]
+const FLAGS = ["--no-color"]
+
+/**
+ * The command `args` run, as their code cache's name: the first word after
+ * the global options (`turnlog --home d sessions` runs `sessions`, as
+ * `turnlog sessions --home d` does); none (`turnlog`, `turnlog --home d`) is the
+ * interactive session, `chat`; anything else shares one cache, `other`.
+ */
+const commandOf = (args) => {
+  let i = 0
+  while (i < args.length) {
+    const name = args[i].split("=")[0]
+    if (FLAGS.includes(args[i])) i += 1
+    else if (VALUED.includes(name)) i += name === args[i] ? 2 : 1
+    else break
+  }
+  if (i >= args.length) return "chat"
+  return /^[a-z][a-z-]{0,31}$/.test(args[i]) ? args[i] : "other"
 }
 
 /**

@@ -109,9 +109,18 @@ describe.concurrent("the launcher's code cache", () => {
     expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["sessions"])).toEqual({ stdout: "build\n", stderr: "" })
     expect(Math.round(statSync(file).mtimeMs)).toBe(past.getTime())
     expect(readFileSync(file)).toEqual(kept)
-    // Each command has its own; arguments that are not a command share one.
+    // Each command has its own, named by the first word after the global options; with none, the
+    // interactive session's (`chat`); arguments that are not a command share one.
+    utimesSync(file, past, past)
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["--home", "x", "--no-color", "--store=jsonl", "sessions"])).toEqual({
+      stdout: "build\n",
+      stderr: "",
+    })
+    expect(Math.round(statSync(file).mtimeMs)).toBe(past.getTime())
+    expect(readdirSync(folder)).toEqual([basename(file)])
     expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["--home", "x"])).toEqual({ stdout: "build\n", stderr: "" })
-    expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "other")), basename(file)])
+    expect(await launch(dir, { TURNLOG_COMPILE_CACHE: folder }, ["--config", "sessions", "What is here?"])).toEqual({ stdout: "build\n", stderr: "" })
+    expect(readdirSync(folder).sort()).toEqual([basename(cacheFile(folder, "chat")), basename(cacheFile(folder, "other")), basename(file)])
   })
 
   it("runs a provider SDK's script when the command first asks for it, once, with a cache file of its own", async () => {
