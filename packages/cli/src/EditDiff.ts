@@ -24,6 +24,20 @@ export const ofWrite = (change: Tools.Change): Array<string> => change.oldText =
 export const ofCall = (name: string, content: string, changes: ReadonlyArray<Tools.Change> = []): Array<string> =>
   name === "edit_file" ? ofEditResult(content) : name === "write_file" ? changes.flatMap(ofWrite) : []
 
+/**
+ * What an `edit_file` call asks to change, before it runs: the passage as
+ * removed lines and its replacement as added ones, each side cut to `side`
+ * lines (the last saying how many more there are), so a long passage does not
+ * hide its replacement.
+ */
+export const ofProposedEdit = (oldText: string, newText: string, side: number): Array<string> => {
+  const cut = (lines: ReadonlyArray<string>, sign: "-" | "+", what: string): Array<string> =>
+    lines.length <= side
+      ? lines.map((line) => `${sign}${line}`)
+      : [...lines.slice(0, side - 1).map((line) => `${sign}${line}`), `… ${lines.length - side + 1} more lines ${what}`]
+  return [...cut(linesOf(oldText), "-", "removed"), ...cut(linesOf(newText), "+", "added")]
+}
+
 /** One diff line made visible, coloured when `paint`. */
 export const paintLine = (line: string, paint: boolean): string => {
   const shown = visible(line)

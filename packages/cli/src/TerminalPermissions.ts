@@ -6,14 +6,18 @@
 import { createInterface } from "node:readline"
 import { Effect, type Layer } from "effect"
 import { Permissions } from "@turnlog/agent"
+import * as Color from "./Color.js"
+import * as EditDiff from "./EditDiff.js"
 import { isTTY, rawErr, Terminal } from "./Output.js"
+import * as PermissionDetail from "./PermissionDetail.js"
 import { Invocation } from "./Settings.js"
 import { visible } from "./Visible.js"
 
 const HOW_TO_ALLOW = `pass --allow-tools or set "permissions": "allow" in the config`
 
 /**
- * One question on the terminal. "y" or "yes" allows; anything else, or the end
+ * One question on the terminal, after what the call will write or run (see
+ * `PermissionDetail`). "y" or "yes" allows; anything else, or the end
  * of input (Ctrl-D), denies. Ctrl-C — which the terminal's raw mode hands to
  * the question as a key, not as a signal — stops the turn as a Ctrl-C anywhere
  * else does: the question stays unanswered and the process gets its SIGINT.
@@ -39,6 +43,9 @@ const askTerminal = (
       process.kill(process.pid, "SIGINT")
     })
     rl.on("close", () => settle("deny"))
+    const { detail, diff } = PermissionDetail.of(request)
+    const paint = diff && Color.allowed()
+    for (const line of detail) output.write(`  ${diff ? EditDiff.paintLine(line, paint) : visible(line)}\n`)
     rl.question(`turnlog: allow ${visible(request.title)}? [y/N] `, (answer) => settle(/^y(es)?$/i.test(answer.trim()) ? "allow" : "deny"))
     // Interrupted (the turn was cancelled): the question is withdrawn.
     return Effect.sync(() => {

@@ -2,7 +2,7 @@
 // session driver and permission questions over the agent loop with the
 // scripted model and the memory store, drawn into a headless terminal whose
 // screen is read back as text.
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import * as SlashCommands from "../src/chat/SlashCommands.js"
@@ -58,6 +58,26 @@ describe("the interactive session's view", () => {
     expect(done).toContain(" ✓ Write notes.md done")
     expect(done).not.toContain("Allow once")
     expect(readFileSync(join(s.cwd, "notes.md"), "utf8")).toBe("first line\nsecond line\n")
+    await s.quit()
+  })
+
+  it("asks before an edit with the passage and its replacement as a diff, a long side cut so the other still shows", async () => {
+    const before = Array.from({ length: 9 }, (_, i) => `old ${i + 1}`).join("\n")
+    const s = await open([
+      toolCall("c1", "edit_file", JSON.stringify({ path: "a.txt", old_text: before, new_text: "new 1\nnew 2" })),
+      [...text("Edited."), stop],
+    ])
+    writeFileSync(join(s.cwd, "a.txt"), `${before}\nkept\n`)
+    s.terminal.type("edit a")
+    s.terminal.type(ENTER)
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the permission question")
+    expect(asked).toContain(
+      " ? Allow Edit a.txt?\n   -old 1\n   -old 2\n   -old 3\n   -old 4\n   -old 5\n   … 4 more lines removed\n   +new 1\n   +new 2\n",
+    )
+    s.terminal.type(ENTER)
+    const done = await s.terminal.until((t) => t.includes("Edited."), "the answer after the tool")
+    expect(done).toContain(" ✓ Edit a.txt done")
+    expect(readFileSync(join(s.cwd, "a.txt"), "utf8")).toBe("new 1\nnew 2\nkept\n")
     await s.quit()
   })
 

@@ -12,15 +12,16 @@ import { BIN, cleanEnv, removeTempDirs, tempDir } from "./support/turnlog.js"
 afterAll(removeTempDirs)
 
 const finish = (kind: string) => ({ type: "finish", reason: { kind } })
-const writeCall = (path: string) => {
-  const args = JSON.stringify({ path, content: "x" })
+const call = (name: string, input: unknown) => {
+  const args = JSON.stringify(input)
   return [
     { type: "block-start", index: 0, blockType: "tool-call" },
-    { type: "tool-call-delta", index: 0, id: "call_1", name: "write_file", argumentsDelta: args },
-    { type: "block-end", index: 0, block: { type: "tool-call", id: "call_1", name: "write_file", arguments: args } },
+    { type: "tool-call-delta", index: 0, id: "call_1", name, argumentsDelta: args },
+    { type: "block-end", index: 0, block: { type: "tool-call", id: "call_1", name, arguments: args } },
     finish("tool-calls"),
   ]
 }
+const writeCall = (path: string) => call("write_file", { path, content: "x" })
 const text = (t: string) => [
   { type: "block-start", index: 0, blockType: "text" },
   { type: "text-delta", index: 0, text: t },
@@ -131,6 +132,23 @@ describe("the terminal permission question of turnlog run", () => {
     expect(stderr).not.toContain("[y/N]")
     expect(stderr).toContain(`turnlog: denied Write w.txt (no terminal to ask; pass --allow-tools or set "permissions": "allow" in the config)\n`)
     expect(result.timedOut).toBe(false)
+    expect(result.code).toBe(0)
+  })
+
+  it("shows an edit's passage and replacement as a diff before asking, and edits the file once allowed", async () => {
+    const home = tempDir("edit-home")
+    const cwd = tempDir("edit-cwd")
+    writeFileSync(join(cwd, "calc.py"), "def add(a, b):\n    return a - b\n")
+    const script = join(home, "model.jsonl")
+    const edit = call("edit_file", { path: "calc.py", old_text: "    return a - b", new_text: "    return a + b" })
+    writeFileSync(script, [edit, text("fixed")].map((c) => JSON.stringify(c)).join("\n") + "\n")
+
+    const result = await onTerminal(cwd, "y\r", ["--home", home, "run", "fix it"], { TURNLOG_SCRIPTED_MODEL: script, NO_COLOR: "1" })
+
+    // Without the terminal's control sequences (readline clears the line before its question).
+    const shown = result.output.replace(/\r\n/g, "\n").replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")
+    expect(shown).toContain("turnlog: tool Edit calc.py\n  -    return a - b\n  +    return a + b\nturnlog: allow Edit calc.py? [y/N] ")
+    expect(readFileSync(join(cwd, "calc.py"), "utf8")).toBe("def add(a, b):\n    return a + b\n")
     expect(result.code).toBe(0)
   })
 })

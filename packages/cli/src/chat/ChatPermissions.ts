@@ -8,22 +8,8 @@
 import { Effect, Layer } from "effect"
 import { Permissions } from "@turnlog/agent"
 import type { Rule } from "@turnlog/acp/PermissionBridge"
+import * as PermissionDetail from "../PermissionDetail.js"
 import type { ChatView, Question } from "./ChatView.js"
-
-/** The first lines of what a call will write or run, to show with the question. */
-export const detailOf = (request: Permissions.Request): ReadonlyArray<string> => {
-  const input = typeof request.input === "object" && request.input !== null
-    ? (request.input as Record<string, unknown>)
-    : {}
-  const text = typeof input.content === "string"
-    ? input.content
-    : typeof input.command === "string"
-    ? input.command
-    : JSON.stringify(request.input, null, 2) ?? ""
-  const lines = text.replace(/\n+$/, "").split("\n")
-  const shown = lines.slice(0, 8).map((l) => (l.length > 160 ? `${l.slice(0, 160)}…` : l))
-  return lines.length > shown.length ? [...shown, `… ${lines.length - shown.length} more lines`] : shown
-}
 
 export interface ChatPermissions {
   readonly layer: Layer.Layer<Permissions.Permissions>
@@ -45,7 +31,7 @@ export const make = (view: Pick<ChatView, "ask">): ChatPermissions => {
   const ask = (request: Permissions.Request): Effect.Effect<Permissions.Decision> => {
     const rule = rulesOf(request.sessionId).get(request.tool)
     if (rule !== undefined) return Effect.succeed(rule)
-    const question: Question = { title: request.title, tool: request.tool, detail: detailOf(request) }
+    const question: Question = { title: request.title, tool: request.tool, ...PermissionDetail.of(request) }
     return Effect.async<Permissions.Decision>((resume) => {
       const asked = view.ask(question)
       void asked.answer.then((answer) => {

@@ -48,6 +48,8 @@ export interface Question {
   readonly tool: string
   /** What will be written or run, a few lines. */
   readonly detail: ReadonlyArray<string>
+  /** `detail` is diff lines (`-` removed, `+` added), painted as a diff is. */
+  readonly diff?: boolean
 }
 
 export interface Footer {
@@ -317,7 +319,10 @@ export class ChatView {
     this.streaming = undefined
     this.question.addChild(new Spacer(1))
     this.question.addChild(new Text(`${Style.yellow("?")} ${Style.bold(`Allow ${visible(question.title)}?`)}`, 1, 0))
-    for (const line of question.detail) this.question.addChild(new Text(Style.gray(visible(line)), 3, 0))
+    for (const line of question.detail) {
+      const shown = question.diff === true ? EditDiff.paintLine(line, Color.allowed()) : Style.gray(visible(line))
+      this.question.addChild(new Text(shown, 3, 0))
+    }
     this.question.addChild(list)
     this.tui.setFocus(list)
     this.tui.requestRender()
