@@ -7,7 +7,8 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import { SessionLog } from "@turnlog/protocol"
 
-const described: Record<SessionLog.Mode, { readonly name: string; readonly description: string }> = {
+/** Each mode's name and what it lets tools do, for a picker (an editor's, the interactive session's `/mode`). */
+export const described: Record<SessionLog.Mode, { readonly name: string; readonly description: string }> = {
   "ask": { name: "Ask", description: "Asks before every file write and command" },
   "read-only": { name: "Read-only (plan)", description: "Reads only: no writes, no commands; the model answers with a plan" },
   "auto-edit": { name: "Auto-edit", description: "Writes and edits files without asking; asks before commands" },

@@ -74,6 +74,15 @@ const load = <M>(module: () => Promise<M>) => Effect.promise(module)
 
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
 
+const modeOption = Options.choice("mode", ["ask", "read-only", "auto-edit", "full-access"]).pipe(
+  Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
+  Options.optional,
+)
+const reasoningOption = Options.choice("reasoning", ["off", "low", "medium", "high"]).pipe(
+  Options.withDescription("how hard a model that reasons thinks, kept in the session's log: off, low, medium, high"),
+  Options.optional,
+)
+
 const runCommand = Command.make("run", {
   model: Options.text("model").pipe(
     Options.withPseudoName("provider/model"),
@@ -92,14 +101,8 @@ const runCommand = Command.make("run", {
     Options.optional,
   ),
   allowTools: Options.boolean("allow-tools").pipe(Options.withDescription("let tools write files and run commands")),
-  mode: Options.choice("mode", ["ask", "read-only", "auto-edit", "full-access"]).pipe(
-    Options.withDescription("the session's mode, kept in its log: ask, read-only (plan), auto-edit (writes without asking), full-access"),
-    Options.optional,
-  ),
-  reasoning: Options.choice("reasoning", ["off", "low", "medium", "high"]).pipe(
-    Options.withDescription("how hard a model that reasons thinks, kept in the session's log: off, low, medium, high"),
-    Options.optional,
-  ),
+  mode: modeOption,
+  reasoning: reasoningOption,
   json: Options.boolean("json").pipe(Options.withDescription("one JSON object per line on stdout for each event of the turn")),
   // None: the prompt is piped in (`echo … | turnlog run`); `-` reads it from stdin.
   prompt: Args.text({ name: "prompt" }).pipe(
@@ -129,6 +132,8 @@ const chatCommand = Command.make("chat", {
     Options.withAlias("r"),
     Options.withDescription("pick a session of this directory to continue"),
   ),
+  mode: modeOption,
+  reasoning: reasoningOption,
 }, (options) => Effect.flatMap(settings, (s) => Effect.flatMap(load(() => import("./commands/Chat.js")), (m) => m.chat(s, options)))).pipe(
   Command.withDescription("the interactive session: a conversation in the terminal (also: turnlog alone on a terminal)"),
 )

@@ -27,13 +27,15 @@ const SESSION_ID = "a session id, or any unique prefix or suffix of one"
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   chat: {
     summary: "the interactive session: a conversation in the terminal",
-    usage: "chat [--model <provider>/<model>] [--session <id> | -c | -r]",
+    usage: "chat [--model <provider>/<model>] [--session <id> | -c | -r] [--mode <mode>] [--reasoning <level>]",
     about: ["Also what `turnlog` alone opens when stdin and stdout are a terminal. /help inside lists its commands."],
     options: [
       { flags: "--model <provider>/<model>", text: "the model (default: the session's, else the config's model, else the provider whose key is set)" },
       { flags: "--session <id>", text: `continue this session (${SESSION_ID})` },
       { flags: "-c, --continue", text: "continue the latest session in this directory" },
       { flags: "-r, --resume", text: "pick one of this directory's sessions to continue" },
+      { flags: "--mode <mode>", text: "ask (default), read-only, auto-edit or full-access; kept in the session's log (inside: /mode)" },
+      { flags: "--reasoning <level>", text: "off, low, medium or high: how hard a model that reasons thinks; kept in the log (inside: /reasoning)" },
     ],
     examples: ["turnlog", "turnlog chat --continue", "turnlog chat --model openai/gpt-5-mini"],
   },

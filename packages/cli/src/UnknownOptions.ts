@@ -20,7 +20,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, Readonly<Record<string, bo
     "--reasoning": true,
     "--json": false,
   },
-  chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false },
+  chat: { "--model": true, "--session": true, "--continue": false, "-c": false, "--resume": false, "-r": false, "--mode": true, "--reasoning": true },
   acp: {},
   sessions: { "--json": false },
   show: { "--json": false, "--follow": false, "--forever": false },

@@ -235,7 +235,7 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
   })
 })
 
-describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("turnlog chat --continue", () => {
+describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("turnlog chat: what a session keeps", () => {
   it("keeps the session's model as run keeps it: the footer names it and the requests go to it", async () => {
     const server = await Loopback.start()
     try {
@@ -278,5 +278,26 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     } finally {
       await server.close()
     }
+  })
+
+  it("chat --mode and --reasoning open the session in them: the footer says so and the log keeps them for run", async () => {
+    const dir = tempDir("chat-mode")
+    const home = join(dir, "home")
+    const cwd = join(dir, "work")
+    execFileSync("mkdir", ["-p", home, cwd])
+    const t = await terminal(cwd, { TURNLOG_HOME: home, TURNLOG_SCRIPTED_MODEL: script(dir) }, ["chat", "--mode", "read-only", "--reasoning", "low"])
+    try {
+      const opened = await t.until("/help for commands")
+      expect(opened.split("\n").filter((l) => l !== "").at(-1)).toMatch(/^ turnlog\/scripted · reasoning low · read-only · \/help for commands/)
+      await t.type("/quit")
+      await t.key("Enter")
+      await t.until("[exit 0]")
+    } finally {
+      await t.close()
+    }
+    const [id] = sessionIds(home)
+    const settings = logLines(home, id!).slice(1).filter((e: any) => e.type === "session/mode" || e.type === "session/reasoning")
+      .map((e: any) => e.data)
+    expect(settings).toEqual([{ mode: "read-only" }, { effort: "low" }])
   })
 })

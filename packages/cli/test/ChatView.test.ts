@@ -2,9 +2,10 @@
 // session driver and permission questions over the agent loop with the
 // scripted model and the memory store, drawn into a headless terminal whose
 // screen is read back as text.
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 import * as SlashCommands from "../src/chat/SlashCommands.js"
 import { CTRL_C, ENTER, open, stop, text, toolCall } from "./support/chat.js"
 
@@ -275,6 +276,60 @@ describe("the interactive session's view", () => {
     const id = await s.quit()
     const requests = (await s.events(id)).filter((e) => e.type === "request/start").map((e) => e.data)
     expect(requests).toEqual([{ provider: "scripted", model: "other", step: 1, attempt: 1 }])
+  })
+
+  it("/mode auto-edit writes without asking and shows in the footer; /mode alone picks read-only, where a write is refused unasked", async () => {
+    const s = await open([
+      toolCall("c1", "write_file", JSON.stringify({ path: "a.txt", content: "a" })),
+      [...text("Written."), stop],
+      toolCall("c2", "write_file", JSON.stringify({ path: "b.txt", content: "b" })),
+      [...text("Refused."), stop],
+    ])
+    s.send("/mode auto-edit")
+    const switched = await s.terminal.until((t) => t.includes("mode: ask → auto-edit"), "the switch")
+    expect(switched).toContain(" mode: ask → auto-edit: Writes and edits files without asking; asks before\n commands\n")
+    expect(switched.split("\n").at(-1)).toBe(" scripted/test-model · auto-edit · /help for commands · Ctrl-D leaves · sessi...")
+    s.send("write a")
+    const written = await s.terminal.until((t) => t.includes("Written."), "the answer after the write")
+    expect(written).toContain(" ✓ Write a.txt done")
+    expect(written).not.toContain("Allow Write")
+    expect(readFileSync(join(s.cwd, "a.txt"), "utf8")).toBe("a")
+    s.send("/mode")
+    const picker = await s.terminal.until((t) => t.includes("switch to which?"), "the picker")
+    expect(picker).toMatch(/The session is in auto-edit mode; switch to which\?\n→ ask +Asks before every file write and command\n +read-only +/)
+    expect(picker).toMatch(/\n {2}auto-edit \(in use\) +Writes and edits files without asking; asks be\n/)
+    s.terminal.type("\x1b[B") // down: read-only
+    s.terminal.type(ENTER)
+    await s.terminal.until((t) => t.includes("mode: auto-edit → read-only"), "the second switch")
+    s.send("write b")
+    const refused = await s.terminal.until((t) => t.includes("Refused."), "the answer after the refusal")
+    expect(refused).toMatch(/ ✗ Write b\.txt failed: /)
+    expect(refused).not.toContain("Allow Write")
+    expect(existsSync(join(s.cwd, "b.txt"))).toBe(false)
+    s.send("/mode plan")
+    await s.terminal.until((t) => t.includes("unknown mode plan: choose ask, read-only, auto-edit, full-access"), "the refusal of an unknown mode")
+    const id = await s.quit()
+    const modes = (await s.events(id)).flatMap((e) => (e.type === "session/mode" ? [e.data.mode] : []))
+    expect(modes).toEqual(["auto-edit", "read-only"])
+  })
+
+  it("--mode and --reasoning are logged on opening and shown in the footer; /reasoning sets the effort; /new carries both over", async () => {
+    const s = await open([], {}, { mode: "read-only", reasoning: "low" })
+    await s.terminal.until((t) => t.includes("reasoning low"), "the footer with the settings")
+    s.send("/reasoning high")
+    const set = await s.terminal.until((t) => t.includes("reasoning effort: low → high"), "the switch")
+    expect(set).toContain(
+      " reasoning effort: low → high from the next turn on (scripted/test-model does\n not reason: it applies to a model that does)\n",
+    )
+    expect(set.split("\n").at(-1)).toBe(" scripted/test-model · reasoning high · read-only · /help for commands · Ctrl...")
+    s.send("/new")
+    const fresh = await s.terminal.until((t) => /new session (\d{8}T\S+)/.test(t), "the new session")
+    const second = /new session (\d{8}T\S+)/.exec(fresh)![1]! as SessionId
+    const first = await s.quit()
+    const settings = (events: ReadonlyArray<SessionLog.SessionEvent>) =>
+      events.flatMap((e) => (e.type === "session/mode" ? [`mode ${e.data.mode}`] : e.type === "session/reasoning" ? [`reasoning ${e.data.effort}`] : []))
+    expect(settings(await s.events(first))).toEqual(["mode read-only", "reasoning low", "reasoning high"])
+    expect(settings(await s.events(second))).toEqual(["mode read-only", "reasoning high"])
   })
 
   it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {

@@ -32,4 +32,11 @@ describe("what a permission question shows", () => {
     expect(PermissionDetail.of(request("run_command", { command: "npm test" }))).toEqual({ detail: ["npm test"], diff: false })
     expect(PermissionDetail.of(request("mcp_tool", { a: 1 }))).toEqual({ detail: ["{", '  "a": 1', "}"], diff: false })
   })
+
+  it("a plan to carry out: its text, up to thirty lines", () => {
+    const plan = Array.from({ length: 32 }, (_, i) => `${i + 1}. step`).join("\n")
+    const shown = PermissionDetail.of(request("exit_plan_mode", { plan }))
+    expect(shown.detail).toHaveLength(31)
+    expect(shown.detail.slice(28)).toEqual(["29. step", "30. step", "… 2 more lines"])
+  })
 })

@@ -10,7 +10,8 @@ import { AgentLoop, Tools } from "@turnlog/agent"
 import * as Rules from "@turnlog/acp/Rules"
 import * as Updates from "@turnlog/acp/Updates"
 import { LlmAdapter } from "@turnlog/llm"
-import { parseRoute, type SessionId } from "@turnlog/protocol"
+import { PlanExit } from "@turnlog/agent"
+import { parseRoute, type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as OutputFile from "../OutputFile.js"
 import { asCommandError } from "../StoreErrors.js"
@@ -35,6 +36,10 @@ export interface Options {
   readonly store: string
   /** The routes `/model` offers (the list `turnlog models` prints). */
   readonly models?: ReadonlyArray<string>
+  /** The session's mode from now on (`--mode`); absent: the one its log has. */
+  readonly mode?: SessionLog.Mode
+  /** The session's reasoning effort from now on (`--reasoning`); absent: the one its log has. */
+  readonly reasoning?: SessionLog.ReasoningEffort
 }
 
 /** How many of a resumed session's turns are shown. */
@@ -52,7 +57,12 @@ export const run = (options: Options) =>
     const inputs = yield* Queue.unbounded<Input>()
     const adapter = yield* Effect.serviceOption(LlmAdapter.LlmAdapter)
     const { view, permissions } = options
-    const state = { id: options.session, model: options.model }
+    const state = {
+      id: options.session,
+      model: options.model,
+      mode: SessionLog.DEFAULT_MODE as SessionLog.Mode,
+      reasoning: "off" as SessionLog.ReasoningEffort,
+    }
     /** The route's context window, when the adapter knows the model. */
     const windowOf = (text: string): number | undefined => {
       const route = parseRoute(text)
@@ -65,7 +75,6 @@ export const run = (options: Options) =>
       return { title, changes }
     }
 
-    const restoreRules = (id: SessionId) => Effect.map(store.read(id), (loaded) => permissions.restore(id, Updates.rulesOf(loaded.events)))
     const saveRules = Rules.saver({
       bridge: permissions,
       store,
@@ -74,9 +83,16 @@ export const run = (options: Options) =>
       log: (line) => view.problem(line),
     })
 
-    /** The latest turns of a session already under way, shown as they were streamed. */
-    const showPast = (id: SessionId) =>
+    /**
+     * A session opened: read once for its standing permission answers, its mode
+     * and reasoning effort, and its latest turns, shown as they were streamed.
+     */
+    const opened = (id: SessionId) =>
       Effect.map(store.read(id), (loaded) => {
+        permissions.restore(id, Updates.rulesOf(loaded.events))
+        state.mode = SessionLog.modeOf(loaded.events)
+        state.reasoning = SessionLog.reasoningOf(loaded.events)
+        view.setFooter({ mode: state.mode, reasoning: state.reasoning })
         const { turns } = Transcript.fromSession(loaded)
         if (turns.length > PAST_TURNS) view.note(`${turns.length - PAST_TURNS} earlier turns: turnlog show ${id}`)
         for (const turn of turns.slice(-PAST_TURNS)) {
@@ -105,17 +121,39 @@ export const run = (options: Options) =>
         }
       })
 
-    /** The footer's context share and cost, from the session's log as the loop holds it. */
-    const refreshUsage = Effect.map(loop.contextUsage(state.id), (usage) =>
-      view.setFooter({
-        contextWindow: usage?.size ?? windowOf(state.model),
-        // A session with no answer yet has used nothing worth a share.
-        contextUsed: usage === undefined || usage.used === 0 ? undefined : usage.used,
-        costUsd: usage?.costUsd,
-      }))
+    const setMode = (mode: SessionLog.Mode) =>
+      Effect.map(loop.setMode(state.id, mode), () => {
+        state.mode = mode
+        view.setFooter({ mode })
+      })
+    const setReasoning = (effort: SessionLog.ReasoningEffort) =>
+      Effect.map(loop.setReasoning(state.id, effort), () => {
+        state.reasoning = effort
+        view.setFooter({ reasoning: effort })
+      })
+    /** A plan approved during the turn left read-only mode (the loop logged the mode before the call's result). */
+    const followMode = (update: AgentLoop.AgentUpdate) => {
+      if (update.type === "tool-result" && update.name === PlanExit.NAME && !update.isError) {
+        state.mode = PlanExit.TARGET
+        view.setFooter({ mode: state.mode })
+      }
+    }
 
-    yield* restoreRules(state.id)
-    yield* showPast(state.id)
+    /** The footer's context share and cost, from the log of the session in use as the loop holds it. */
+    const refreshUsage = Effect.suspend(() =>
+      Effect.map(loop.contextUsage(state.id), (usage) =>
+        view.setFooter({
+          contextWindow: usage?.size ?? windowOf(state.model),
+          // A session with no answer yet has used nothing worth a share.
+          contextUsed: usage === undefined || usage.used === 0 ? undefined : usage.used,
+          costUsd: usage?.costUsd,
+        }))
+    )
+
+    yield* opened(state.id)
+    // `--mode` and `--reasoning`: kept in the log, as `run` keeps them.
+    if (options.mode !== undefined) yield* setMode(options.mode)
+    if (options.reasoning !== undefined) yield* setReasoning(options.reasoning)
     view.setFooter({ model: state.model, session: state.id, contextWindow: windowOf(state.model) })
     yield* refreshUsage
     view.listen({
@@ -134,7 +172,10 @@ export const run = (options: Options) =>
         yield* loop.prompt(state.id, content.right).pipe(
           Stream.runForEach((update) =>
             Effect.zipRight(
-              Effect.sync(() => view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined)),
+              Effect.sync(() => {
+                view.apply(update, update.type === "tool-call" ? shownOf(update) : undefined)
+                followMode(update)
+              }),
               update.type === "usage" ? refreshUsage : Effect.void,
             )
           ),
@@ -155,6 +196,9 @@ export const run = (options: Options) =>
         // The old session's lease goes now: another process may continue it.
         yield* Effect.ignore(loop.release(old))
         permissions.restore(id, [])
+        // The mode and reasoning effort chosen in this chat go on in the new session, logged in it.
+        if (state.mode !== SessionLog.DEFAULT_MODE) yield* setMode(state.mode)
+        if (state.reasoning !== "off") yield* setReasoning(state.reasoning)
         yield* refreshUsage
         return id
       }),
@@ -168,8 +212,7 @@ export const run = (options: Options) =>
           const old = state.id
           state.id = id
           yield* Effect.ignore(loop.release(old))
-          yield* restoreRules(id)
-          yield* showPast(id)
+          yield* opened(id)
           view.setFooter({ model: state.model })
           yield* refreshUsage
         }),
@@ -181,10 +224,13 @@ export const run = (options: Options) =>
           Effect.flatMap((HtmlExport) => OutputFile.writeFile(path, (write) => HtmlExport.writePage(id, options.store, write))),
           Effect.provideService(SessionStore.SessionStore, store),
         ),
+      setMode,
+      setReasoning,
+      reasons: loop.reasons,
       switchModel: (model) =>
         loop.load(state.id, { model, tools: options.tools }).pipe(
           Effect.tap(() => Effect.sync(() => void (state.model = model))),
-          Effect.zipRight(Effect.suspend(() => refreshUsage)),
+          Effect.zipRight(refreshUsage),
         ),
     })
 

@@ -23,6 +23,7 @@ import {
   TUI,
 } from "@mariozechner/pi-tui"
 import type { AgentLoop, Tools } from "@turnlog/agent"
+import type { SessionLog } from "@turnlog/protocol"
 import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
 import * as Color from "../Color.js"
 import * as EditDiff from "../EditDiff.js"
@@ -63,6 +64,10 @@ export interface Footer {
   readonly contextUsed?: number | undefined
   /** The session's answers so far in US dollars, where their models have prices. */
   readonly costUsd?: number | undefined
+  /** The session's mode, shown when it is not `ask`. */
+  readonly mode?: SessionLog.Mode
+  /** The session's reasoning effort, shown when it is not `off`. */
+  readonly reasoning?: SessionLog.ReasoningEffort
 }
 
 type Streaming =
@@ -385,6 +390,8 @@ export class ChatView {
   private renderFooter(): void {
     const f = this.footer
     const parts = [f.model]
+    if (f.reasoning !== undefined && f.reasoning !== "off") parts.push(`reasoning ${f.reasoning}`)
+    if (f.mode !== undefined && f.mode !== "ask") parts.push(f.mode)
     if (f.inputTokens !== undefined) parts.push(`↑${count(f.inputTokens)} ↓${count(f.outputTokens ?? 0)} tokens`)
     const used = f.contextUsed ?? (f.inputTokens === undefined ? undefined : f.inputTokens + (f.outputTokens ?? 0))
     if (used !== undefined && f.contextWindow !== undefined && f.contextWindow > 0) {

@@ -8,7 +8,8 @@ import { resolve } from "node:path"
 import type { SlashCommand } from "@mariozechner/pi-tui"
 import { Effect } from "effect"
 import { AgentLoop } from "@turnlog/agent"
-import type { SessionId } from "@turnlog/protocol"
+import * as Modes from "@turnlog/acp/Modes"
+import { type SessionId, SessionLog } from "@turnlog/protocol"
 import type { SessionStore, StoreError } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Doctor from "../commands/Doctor.js"
@@ -25,6 +26,18 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
     description: "switch the session's model",
     argumentHint: "<provider/model>",
     getArgumentCompletions: (prefix) => models.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+  },
+  {
+    name: "mode",
+    description: "how tools may write and run commands: ask, read-only (plan), auto-edit, full-access",
+    argumentHint: "[<mode>]",
+    getArgumentCompletions: (prefix) => SessionLog.MODES.filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+  },
+  {
+    name: "reasoning",
+    description: "how hard a model that reasons thinks: off, low, medium, high",
+    argumentHint: "[<effort>]",
+    getArgumentCompletions: (prefix) => SessionLog.REASONING_EFFORTS.filter((e) => e.startsWith(prefix)).map((e) => ({ value: e, label: e })),
   },
   { name: "resume", description: "switch to another session of this directory" },
   { name: "compact", description: "summarise the session's older history now (/compact <focus>: what to keep in view)" },
@@ -47,14 +60,20 @@ export interface Deps {
   readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick" | "apply" | "endCompaction">
   readonly loop: AgentLoop.Service
   readonly store: SessionStore.Service
-  /** The session and model in use; `/new` and `/model` change them. */
-  readonly state: { id: SessionId; model: string }
+  /** The session, model, mode and reasoning effort in use; `/new`, `/model`, `/mode` and `/reasoning` change them. */
+  readonly state: { id: SessionId; model: string; mode: SessionLog.Mode; reasoning: SessionLog.ReasoningEffort }
   readonly newSession: Effect.Effect<SessionId, AgentLoop.AgentError>
   readonly switchSession: (id: SessionId) => Effect.Effect<void, AgentLoop.AgentError | StoreError.StoreError>
   readonly cwd: string
   /** What `/model` alone offers to choose from. */
   readonly models: ReadonlyArray<string>
   readonly switchModel: (model: string) => Effect.Effect<void, AgentLoop.AgentError>
+  /** Logs the session's mode (`session/mode`) and keeps it in `state`. */
+  readonly setMode: (mode: SessionLog.Mode) => Effect.Effect<void, AgentLoop.AgentError>
+  /** Logs the session's reasoning effort (`session/reasoning`) and keeps it in `state`. */
+  readonly setReasoning: (effort: SessionLog.ReasoningEffort) => Effect.Effect<void, AgentLoop.AgentError>
+  /** Whether the model of a route takes a reasoning effort. */
+  readonly reasons: (route: string) => boolean
   /** Writes the session's HTML page to `path` (absolute), whole or not at all. */
   readonly exportPage: (id: SessionId, path: string) => Effect.Effect<void, CommandFailed | StoreError.StoreError>
 }
@@ -109,6 +128,54 @@ export const make = (deps: Deps) => {
         const items = deps.models.map((m) => ({ value: m, label: m, ...(m === state.model ? { description: "in use" } : {}) }))
         return Effect.promise(() => view.pick(`Switch from ${state.model} to which model?`, items)).pipe(
           Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen))),
+        )
+      }
+      case "mode": {
+        const switchTo = (mode: SessionLog.Mode) => {
+          const was = state.mode
+          return Effect.map(deps.setMode(mode), (): Next => {
+            view.note(was === mode ? `the mode stays ${mode}` : `mode: ${was} → ${mode}: ${Modes.described[mode].description}`)
+            view.setFooter({ mode })
+            return "stay"
+          })
+        }
+        if (argument !== "") {
+          const mode = SessionLog.MODES.find((m) => m === argument)
+          return mode === undefined
+            ? Effect.fail(new UsageError({ message: `unknown mode ${argument}: choose ${SessionLog.MODES.join(", ")}` }))
+            : switchTo(mode)
+        }
+        const items = SessionLog.MODES.map((m) => ({
+          value: m,
+          label: m === state.mode ? `${m} (in use)` : m,
+          description: Modes.described[m].description,
+        }))
+        return Effect.promise(() => view.pick(`The session is in ${state.mode} mode; switch to which?`, items)).pipe(
+          Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen as SessionLog.Mode))),
+        )
+      }
+      case "reasoning": {
+        const switchTo = (effort: SessionLog.ReasoningEffort) => {
+          const was = state.reasoning
+          return Effect.map(deps.setReasoning(effort), (): Next => {
+            const said = was === effort ? `the reasoning effort stays ${effort}` : `reasoning effort: ${was} → ${effort} from the next turn on`
+            // Kept all the same: a later switch to a model that reasons uses it.
+            view.note(deps.reasons(state.model) || effort === "off" ? said : `${said} (${state.model} does not reason: it applies to a model that does)`)
+            view.setFooter({ reasoning: effort })
+            return "stay"
+          })
+        }
+        if (argument !== "") {
+          const effort = SessionLog.REASONING_EFFORTS.find((e) => e === argument)
+          return effort === undefined
+            ? Effect.fail(
+              new UsageError({ message: `unknown reasoning effort ${argument}: choose ${SessionLog.REASONING_EFFORTS.join(", ")}` }),
+            )
+            : switchTo(effort)
+        }
+        const items = SessionLog.REASONING_EFFORTS.map((e) => ({ value: e, label: e, ...(e === state.reasoning ? { description: "in use" } : {}) }))
+        return Effect.promise(() => view.pick(`Reasoning effort (now ${state.reasoning}): which?`, items)).pipe(
+          Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen as SessionLog.ReasoningEffort))),
         )
       }
       case "resume":

@@ -8,7 +8,7 @@ import { ProcessTerminal } from "@mariozechner/pi-tui"
 import { Effect, Layer, Option } from "effect"
 import { Redaction } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
-import type { SessionId } from "@turnlog/protocol"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as ChatPermissions from "../chat/ChatPermissions.js"
 import * as ChatSession from "../chat/ChatSession.js"
@@ -33,6 +33,10 @@ export interface ChatOptions {
   readonly session: Option.Option<string>
   readonly continue: boolean
   readonly resume: boolean
+  /** The session's mode from now on (absent: the one its log has, `ask` for a new session). */
+  readonly mode?: Option.Option<SessionLog.Mode>
+  /** The session's reasoning effort from now on (absent: the one its log has, `off` for a new session). */
+  readonly reasoning?: Option.Option<SessionLog.ReasoningEffort>
 }
 
 /** How the interactive session names itself in the leases it takes. */
@@ -106,7 +110,18 @@ export const chat = (settings: Settings, options: ChatOptions) =>
         yield* shown
       }
       // A session continued keeps its model, as `run` keeps it: the footer names the route its requests go to.
-      yield* ChatSession.run({ view, permissions, session: opened.id, model: opened.route, tools, cwd, store: settings.store, models })
+      yield* ChatSession.run({
+        view,
+        permissions,
+        session: opened.id,
+        model: opened.route,
+        tools,
+        cwd,
+        store: settings.store,
+        models,
+        ...(options.mode === undefined || Option.isNone(options.mode) ? {} : { mode: options.mode.value }),
+        ...(options.reasoning === undefined || Option.isNone(options.reasoning) ? {} : { reasoning: options.reasoning.value }),
+      })
     }).pipe(Effect.scoped, Effect.mapError(asCommandError))
 
     return yield* session.pipe(

@@ -9,7 +9,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { afterEach } from "vitest"
 import { AgentLoop, Builtins } from "@turnlog/agent"
 import { Scripted } from "@turnlog/llm"
-import type { SessionId, StreamChunk } from "@turnlog/protocol"
+import type { SessionId, SessionLog, StreamChunk } from "@turnlog/protocol"
 import { Memory, SessionStore } from "@turnlog/store"
 import * as ChatPermissions from "../../src/chat/ChatPermissions.js"
 import * as ChatSession from "../../src/chat/ChatSession.js"
@@ -48,6 +48,9 @@ export interface OpenOptions extends Partial<ViewOptions> {
   readonly models?: ReadonlyArray<string>
   /** The loop's compaction setting. */
   readonly compaction?: AgentLoop.CompactionSetting
+  /** `chat --mode`, `--reasoning`. */
+  readonly mode?: SessionLog.Mode
+  readonly reasoning?: SessionLog.ReasoningEffort
 }
 
 /** A session in a fresh directory, driven from a headless terminal until `/quit`. */
@@ -92,6 +95,8 @@ export const open = async (
       cwd,
       store: "memory",
       ...(viewOptions.models === undefined ? {} : { models: viewOptions.models }),
+      ...(viewOptions.mode === undefined ? {} : { mode: viewOptions.mode }),
+      ...(viewOptions.reasoning === undefined ? {} : { reasoning: viewOptions.reasoning }),
     }).pipe(
       Effect.ensuring(Effect.sync(() => view.stop())),
     )
