@@ -332,6 +332,26 @@ describe("the interactive session's view", () => {
     expect(settings(await s.events(second))).toEqual(["mode read-only", "reasoning high"])
   })
 
+  it("in read-only mode a plan is asked about with its text, and once approved the footer shows the session back in ask mode", async () => {
+    const s = await open(
+      [
+        toolCall("c1", "exit_plan_mode", JSON.stringify({ plan: "1. Fix add in calc.py\n2. Run the tests" })),
+        [...text("Carrying on."), stop],
+      ],
+      {},
+      { mode: "read-only" },
+    )
+    await s.terminal.until((t) => t.includes("read-only · /help"), "the footer in read-only mode")
+    s.send("plan a fix")
+    const asked = await s.terminal.until((t) => t.includes("Reject"), "the question")
+    expect(asked).toContain(" ? Allow Leave read-only mode and carry out the plan?\n   1. Fix add in calc.py\n   2. Run the tests\n")
+    s.terminal.type(ENTER)
+    const done = await s.terminal.until((t) => t.includes("Carrying on."), "the answer after the approval")
+    expect(done.split("\n").at(-1)).toMatch(/^ scripted\/test-model · \/help for commands/)
+    const id = await s.quit()
+    expect((await s.events(id)).flatMap((e) => (e.type === "session/mode" ? [e.data.mode] : []))).toEqual(["read-only", "ask"])
+  })
+
   it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
     const s = await open([[
       { type: "block-start", index: 0, blockType: "reasoning" },
