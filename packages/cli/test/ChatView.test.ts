@@ -139,12 +139,16 @@ describe("the interactive session's view", () => {
     expect(ends).toEqual([{ reason: "cancelled" }, { reason: "completed" }])
   })
 
-  it("Ctrl-C twice at an empty prompt leaves; /help lists the commands", async () => {
+  it("Ctrl-C twice at an empty prompt leaves; /help lists the commands, each description wrapped beside its name", async () => {
     const s = await open([])
     s.terminal.type("/help")
     s.terminal.type(ENTER)
     const help = await s.terminal.until((t) => t.includes("/sessions"), "the help")
     expect(help).toContain(" /model <provider/model>   switch the session's model")
+    // A description too long for the line goes on under itself, not under the names.
+    expect(help).toContain(
+      " /compact                  summarise the session's older history now (/compact\n                           <focus>: what to keep in view)\n",
+    )
     s.terminal.type(CTRL_C)
     await s.terminal.until((t) => t.includes("press Ctrl-C again to leave"), "the hint")
     s.terminal.type(CTRL_C)

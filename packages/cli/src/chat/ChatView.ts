@@ -9,6 +9,7 @@
  * headless one in tests.
  */
 import {
+  type Component,
   Container,
   Editor,
   Markdown,
@@ -21,6 +22,8 @@ import {
   Text,
   truncateToWidth,
   TUI,
+  visibleWidth,
+  wrapTextWithAnsi,
 } from "@mariozechner/pi-tui"
 import type { AgentLoop, Tools } from "@turnlog/agent"
 import type { SessionLog } from "@turnlog/protocol"
@@ -94,6 +97,25 @@ export interface ViewOptions {
   readonly history?: ReadonlyArray<string>
   /** Called with each prompt sent, to keep it for next time. */
   readonly remember?: (text: string) => void
+}
+
+/**
+ * Rows of a name and what it does: the names in a column as wide as the
+ * widest, each description wrapped beside its name, its later lines indented
+ * to the same column (a narrow terminal puts the description under the name).
+ */
+class Columns {
+  constructor(private readonly rows: ReadonlyArray<readonly [string, string]>) {}
+  invalidate(): void {}
+  render(width: number): Array<string> {
+    const left = Math.max(0, ...this.rows.map(([name]) => visibleWidth(name))) + 3
+    const room = width - 1 - left
+    return this.rows.flatMap(([name, text]) => {
+      if (room < 20) return [` ${name}`, ...wrapTextWithAnsi(text, Math.max(1, width - 5)).map((line) => `     ${line}`)]
+      const [first = "", ...more] = wrapTextWithAnsi(text, room)
+      return [` ${name.padEnd(left)}${first}`, ...more.map((line) => ` ${" ".repeat(left)}${line}`)]
+    })
+  }
 }
 
 /** One line, cut to the width (the footer never wraps). */
@@ -188,6 +210,17 @@ export class ChatView {
   /** A problem the user should read. */
   problem(text: string): void {
     this.add(new Text(Style.red(visible(text)), 1, 0))
+  }
+
+  /** Names and what each does, in two columns (see `Columns`); then `after`, a paragraph. */
+  columns(rows: ReadonlyArray<readonly [string, string]>, after?: string): void {
+    const safe = rows.map(([name, text]) => [visible(name), visible(text)] as const)
+    if (after === undefined) return this.add(new Columns(safe))
+    const both = new Container()
+    both.addChild(new Columns(safe))
+    both.addChild(new Spacer(1))
+    both.addChild(new Text(visible(after), 1, 0))
+    this.add(both)
   }
 
   /** Preformatted text (a table), shown as it is. */
@@ -381,7 +414,7 @@ export class ChatView {
   }
 
   /** A new entry; whatever streams after it starts a new piece of the answer. */
-  private add(component: Text | Markdown): void {
+  private add(component: Component): void {
     this.streaming = undefined
     this.transcript.addChild(component)
     this.tui.requestRender()

@@ -49,15 +49,14 @@ export const commands = (models: ReadonlyArray<string> = []): ReadonlyArray<Slas
 
 export const COMMANDS = commands()
 
-export const help = (): string =>
-  [
-    ...COMMANDS.map((c) => `/${c.name}${c.argumentHint === undefined ? "" : ` ${c.argumentHint}`}`.padEnd(26) + (c.description ?? "")),
-    "",
-    "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Ctrl-C cancels a running turn.",
-  ].join("\n")
+/** What `/help` shows: each command with what it does, then the editor's keys. */
+export const help = (): { readonly rows: ReadonlyArray<readonly [string, string]>; readonly keys: string } => ({
+  rows: COMMANDS.map((c) => [`/${c.name}${c.argumentHint === undefined ? "" : ` ${c.argumentHint}`}`, c.description ?? ""] as const),
+  keys: "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Ctrl-C cancels a running turn.",
+})
 
 export interface Deps {
-  readonly view: Pick<ChatView, "note" | "block" | "setFooter" | "pick" | "apply" | "endCompaction">
+  readonly view: Pick<ChatView, "note" | "block" | "columns" | "setFooter" | "pick" | "apply" | "endCompaction">
   readonly loop: AgentLoop.Service
   readonly store: SessionStore.Service
   /** The session, model, mode and reasoning effort in use; `/new`, `/model`, `/mode` and `/reasoning` change them. */
@@ -93,7 +92,8 @@ export const make = (deps: Deps) => {
     switch (name) {
       case "help":
         return Effect.sync(() => {
-          view.block(help())
+          const { rows, keys } = help()
+          view.columns(rows, keys)
           return "stay"
         })
       case "quit":
