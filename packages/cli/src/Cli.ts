@@ -213,12 +213,12 @@ const exportCommand = Command.make("export", {
     Options.withDescription("write to this file instead of stdout"),
     Options.optional,
   ),
-  id: Args.text({ name: "id" }),
+  id: Args.text({ name: "id" }).pipe(Args.optional),
 }, (options) =>
   Effect.flatMap(settings, (s) =>
     Effect.flatMap(
       load(() => import("./commands/Export.js")),
-      (m) => m.exportSession(s, { id: options.id, html: options.html, output: Option.getOrUndefined(options.output) }),
+      (m) => m.exportSession(s, { id: Option.getOrUndefined(options.id), html: options.html, output: Option.getOrUndefined(options.output) }),
     ))).pipe(
     Command.withDescription(
       "write a session to stdout (or -o file) in the JSONL log format (for turnlog import into any store), or with --html as a page to read",

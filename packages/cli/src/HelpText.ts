@@ -125,13 +125,13 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   export: {
     summary: "write a session as a JSONL log (for import) or as an HTML page",
-    usage: "export <id> [--html] [-o <file>]",
-    about: [`<id> is ${SESSION_ID}.`],
+    usage: "export [<id>] [--html] [-o <file>]",
+    about: [`<id> is ${SESSION_ID}; none: the latest session in this directory.`],
     options: [
       { flags: "--html", text: "one self-contained HTML page to read, instead of the log" },
       { flags: "-o, --output <file>", text: "write to this file (default: stdout)" },
     ],
-    examples: ["turnlog export 303adb34 > session.jsonl", "turnlog export 303adb34 --html -o session.html"],
+    examples: ["turnlog export 303adb34 > session.jsonl", "turnlog export --html -o session.html"],
   },
   import: {
     summary: "add a session from a JSONL log file to the store, verified first",

@@ -70,7 +70,7 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
     )
   })
 
-  it("imports a session with an open turn as it is, exports it byte for byte, and refuses it a second time", async () => {
+  it("imports a session with an open turn as it is, exports it byte for byte (named, or as the latest here), and refuses it a second time", async () => {
     const file = join(cwd, "good.jsonl")
     writeFileSync(file, good)
     const imported = await turnlog(["import", file], { cwd, env })
@@ -89,6 +89,17 @@ describe("turnlog import refuses what is not a whole log of this version", () =>
     expect(exported.stderr).toBe(
       `turnlog: session ${header.id}: its last turn (from event 1) was left open; exported as it is (the next open closes it as interrupted)\n`,
     )
+
+    // No id: the latest session of the directory it is run in.
+    const latest = await turnlog(["export"], { cwd, env })
+    expect(latest.code).toBe(0)
+    expect(latest.stdout).toBe(stored)
+    const elsewhere = tempDir("import-elsewhere")
+    expect(await turnlog(["export", "--html"], { cwd: elsewhere, env })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `turnlog: no session in ${elsewhere} to export; name one: turnlog export <id> (list them with: turnlog sessions)\n`,
+    })
 
     const again = await turnlog(["import", "-"], { cwd, env, stdin: good })
     expect(again.code).toBe(1)

@@ -120,7 +120,7 @@ describe("what asks for help", () => {
 
 describe("a command line the parser refuses", () => {
   it.each([
-    ["Missing argument <id>\n\n", ["export"], "missing argument <id>"],
+    ["Missing argument <id>\n\n", ["delete"], "missing argument <id>"],
     ["'many' is not a integer", ["run", "--max-tokens", "many", "hi"], "--max-tokens takes a whole number, not 'many'"],
     [
       "Expected one of the following cases: ask, read-only, auto-edit, full-access",
@@ -134,7 +134,7 @@ describe("a command line the parser refuses", () => {
   })
 
   it("is shown with the command's usage line", () => {
-    expect(Help.usageLine("export")).toBe("usage: turnlog export <id> [--html] [-o <file>] (more: turnlog help export)")
+    expect(Help.usageLine("export")).toBe("usage: turnlog export [<id>] [--html] [-o <file>] (more: turnlog help export)")
     expect(Help.usageLine(undefined)).toBe("usage: turnlog <command> [options] (the commands: turnlog --help)")
   })
 })

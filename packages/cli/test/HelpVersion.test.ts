@@ -52,7 +52,7 @@ describe("help and the version", () => {
   it.each([
     [["help", "teleport"], "turnlog: there is no command teleport (the commands: turnlog --help)\n"],
     [["help", "sesions"], "turnlog: unknown command sesions (did you mean turnlog sessions?)\n"],
-    [["export"], "turnlog: missing argument <id>\nusage: turnlog export <id> [--html] [-o <file>] (more: turnlog help export)\n"],
+    [["delete"], "turnlog: missing argument <id>\nusage: turnlog delete <id> (more: turnlog help delete)\n"],
     [["teleport"], "turnlog: unknown command teleport\nusage: turnlog <command> [options] (the commands: turnlog --help)\n"],
   ])("turnlog %j is a usage error (exit 2) in one sentence", async (args, stderr) => {
     const result = await turnlog(args, { cwd, env: { TURNLOG_HOME: tempDir("help-home") } })

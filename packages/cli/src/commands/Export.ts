@@ -1,5 +1,5 @@
 /**
- * `turnlog export <id>`: a session of any store on stdout in the JSONL log
+ * `turnlog export [<id>]`: a session (none: the latest in this directory) of any store on stdout in the JSONL log
  * format — the header line, then one event per line, exactly as the JSONL
  * store writes its log (for a JSONL session: its file, byte for byte, without
  * a torn tail). Read without changing anything, and streamed: one pass checks
@@ -23,7 +23,7 @@ import { note, Terminal } from "../Output.js"
 import * as OutputFile from "../OutputFile.js"
 import * as Pages from "../Pages.js"
 import * as SessionIdArg from "../SessionIdArg.js"
-import type { Settings } from "../Settings.js"
+import { Invocation, type Settings } from "../Settings.js"
 import { toCommandError } from "../StoreErrors.js"
 
 /**
@@ -66,7 +66,8 @@ const writeAll = <E>(
   })
 
 export interface ExportOptions {
-  readonly id: string
+  /** An id, or a unique prefix or suffix of one; none: the latest session in this directory. */
+  readonly id?: string | undefined
   /** The session as an HTML page instead of its log. */
   readonly html?: boolean
   /** Write here instead of stdout. */
@@ -76,7 +77,9 @@ export interface ExportOptions {
 export const exportSession = (settings: Settings, options: ExportOptions) =>
   Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
-    const id = yield* SessionIdArg.resolve(options.id)
+    const id = options.id === undefined
+      ? yield* SessionIdArg.latestIn((yield* Invocation).cwd, "export")
+      : yield* SessionIdArg.resolve(options.id)
     // The checking pass: a damaged log fails here, before stdout is touched.
     const { openTurn, tornTail } = yield* store.recovery(id).pipe(Effect.mapError(toCommandError))
     const header = yield* store.header(id).pipe(Effect.mapError(toCommandError))

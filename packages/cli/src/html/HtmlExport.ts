@@ -1,5 +1,5 @@
 /**
- * `turnlog export <id> --html`: the session as one HTML page (`HtmlPage`),
+ * `turnlog export [<id>] --html`: the session as one HTML page (`HtmlPage`),
  * from any store, in two streamed passes — the first reads the whole log (a
  * damaged log fails there, before anything is written) and sums the header's
  * figures; the second writes the page a piece at a time as the turns end.
