@@ -149,6 +149,17 @@ describe("a tool call", () => {
       '<pre class="diff"><span class="del">- let a = 1</span>\n<span class="del">- let b = &lt;2&gt;</span>\n<span class="add">+ let a = 3</span></pre></div>',
     )
   })
+
+  it("colours the unified diff an edit's result carries; any other result stays plain text", () => {
+    const content = "edited a.ts: 1 replacement\n--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n-let a = 1\n+let a = <3>\n let c = 2"
+    expect(itemHtml({ role: "tool-result", callId: "c1", content, isError: false })).toBe(
+      '<div class="item tool tool-result"><div class="who">tool result <code>c1</code></div><pre class="out diff">edited a.ts: 1 replacement\n' +
+        '<span class="head">--- a/a.ts</span>\n<span class="head">+++ b/a.ts</span>\n<span class="hunk">@@ -1,2 +1,2 @@</span>\n' +
+        '<span class="del">-let a = 1</span>\n<span class="add">+let a = &lt;3&gt;</span>\n let c = 2</pre></div>',
+    )
+    const plain = "- one\n+ two"
+    expect(itemHtml({ role: "tool-result", callId: "c2", content: plain, isError: false })).toContain('<pre class="out">- one\n+ two</pre>')
+  })
 })
 
 describe("markdown", () => {

@@ -57,10 +57,30 @@ const editDiff = (raw: string): string | undefined => {
   return `<pre class="diff">${lines(oldText, "-", "del")}\n${lines(newText, "+", "add")}</pre>`
 }
 
+/** A result that carries a unified diff (an `edit_file` result: a summary line, then `--- a/…`, `+++ b/…`, hunks). */
+const UNIFIED_DIFF = /^[^\n]*\n--- a\/[^\n]*\n\+\+\+ b\/[^\n]*\n@@ /
+
+/** A result's text; a unified diff's lines coloured as removed, added and hunk heads. */
+const resultBody = (content: string): string => {
+  if (!UNIFIED_DIFF.test(content)) return `<pre class="out">${escape(content)}</pre>`
+  const [summary = "", ...rest] = content.split("\n")
+  const line = (text: string, index: number) =>
+    index < 2
+      ? `<span class="head">${escape(text)}</span>`
+      : text.startsWith("@@")
+      ? `<span class="hunk">${escape(text)}</span>`
+      : text.startsWith("+")
+      ? `<span class="add">${escape(text)}</span>`
+      : text.startsWith("-")
+      ? `<span class="del">${escape(text)}</span>`
+      : escape(text)
+  return `<pre class="out diff">${escape(summary)}\n${rest.map(line).join("\n")}</pre>`
+}
+
 const toolResult = (item: Extract<Item, { role: "tool-result" }>): string => {
   const lines = item.content.split("\n").length
   const head = `<div class="who">tool result <code>${escape(item.callId)}</code>${item.isError ? ` <span class="badge problem">error</span>` : ""}</div>`
-  const body = `<pre class="out">${escape(item.content)}</pre>`
+  const body = resultBody(item.content)
   const cls = `item tool tool-result${item.isError ? " error" : ""}`
   if (item.content.length <= FOLD_CHARS && lines <= FOLD_LINES) return `<div class="${cls}">${head}${body}</div>`
   return `<div class="${cls}">${head}<details class="fold"><summary>result folded: ${sizeOf(item.content)}</summary>${body}</details></div>`

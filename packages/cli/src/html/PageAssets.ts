@@ -50,7 +50,7 @@ header.session dt{color:var(--muted)}header.session dd{margin:0}
 .md blockquote{margin:4px 0;padding-left:10px;border-left:3px solid var(--line);color:var(--muted)}
 pre.code .lang{float:right;font-size:11px;color:var(--muted)}
 .hl-k{color:var(--k)}.hl-s{color:var(--s)}.hl-c{color:var(--c);font-style:italic}.hl-n{color:var(--n)}
-pre.diff .del{color:var(--problem)}pre.diff .add{color:var(--s)}
+pre.diff .del{color:var(--problem)}pre.diff .add{color:var(--s)}pre.diff .hunk{color:var(--accent)}pre.diff .head{font-weight:600}
 details>summary{cursor:pointer;font-size:12px;color:var(--muted)}
 .end{font-size:13px;color:var(--muted);margin-top:6px}.turn .end:not(.end-completed){color:var(--problem)}
 .item.mark p{margin:4px 0}
