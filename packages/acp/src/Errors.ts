@@ -4,7 +4,7 @@
  */
 import { RequestError } from "@agentclientprotocol/sdk"
 import type { AgentLoop } from "@turnlog/agent"
-import { type Failure, isSessionId } from "@turnlog/protocol"
+import { type Failure, FailureMessage, isSessionId } from "@turnlog/protocol"
 
 /**
  * An id no store could serve (a path, megabytes of text) is answered with one
@@ -43,7 +43,7 @@ export const turnFailed = (failure: Failure | undefined): RequestError =>
     -32603,
     failure === undefined
       ? "the turn failed without a reported cause"
-      : `the turn failed: ${failure.message} (${failure.code}${failure.status === undefined ? "" : `, HTTP ${failure.status}`})`,
+      : `the turn failed: ${FailureMessage.readable(failure.message)} (${failure.code}${failure.status === undefined ? "" : `, HTTP ${failure.status}`})`,
     failure === undefined ? undefined : { failure },
   )
 

@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from "node:path"
 import type * as acp from "@agentclientprotocol/sdk"
 import type { AgentLoop, Tools } from "@turnlog/agent"
-import { type ImageBlock, makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
+import { FailureMessage, type ImageBlock, makeMessageId, type SessionLog, type TextBlock, type Usage } from "@turnlog/protocol"
 import { Summary } from "@turnlog/store"
 import { Counter } from "./CallIds.js"
 
@@ -126,7 +126,7 @@ export const fromAgentUpdate = (
         sessionUpdate: "agent_thought_chunk",
         content: {
           type: "text",
-          text: `The provider failed (${update.failure.code}: ${update.failure.message}); retrying in ${
+          text: `The provider failed (${update.failure.code}: ${FailureMessage.readable(update.failure.message)}); retrying in ${
             update.delayMs < 1000 ? `${update.delayMs} ms` : `${Math.round(update.delayMs / 100) / 10} s`
           } (attempt ${update.attempt}).\n`,
         },

@@ -10,7 +10,7 @@
  */
 import type { AgentLoop } from "@turnlog/agent"
 import type { LlmAdapter } from "@turnlog/llm"
-import type { Usage } from "@turnlog/protocol"
+import { FailureMessage, type Usage } from "@turnlog/protocol"
 import * as Style from "./chat/Style.js"
 import * as EditDiff from "./EditDiff.js"
 import { visible } from "./Visible.js"
@@ -197,7 +197,7 @@ export class RunView {
         this.usages.push(update.usage)
         return
       case "retry":
-        this.say(`${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
+        this.say(`${FailureMessage.readable(update.failure.message)} (${update.failure.code}); retry ${update.attempt} in ${update.delayMs} ms`)
         // Waiting for the model again.
         return this.wait()
       case "compaction":

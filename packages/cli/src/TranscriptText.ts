@@ -6,6 +6,7 @@
  */
 import { visibleInLine } from "./Visible.js"
 import * as path from "node:path"
+import { FailureMessage } from "@turnlog/protocol"
 import type { Item, PromptImage, Transcript, Turn } from "./Transcript.js"
 
 const indent = (text: string, prefix = "  "): string => text.split("\n").map((line) => `${prefix}${line}`).join("\n")
@@ -38,7 +39,7 @@ export const describeEnd = (end: Turn["end"], writer?: number): string => {
           `(${dropped.join(", ")}) ${dropped.length === 1 ? "was" : "were"} dropped, not run`
     }
     case "error":
-      return `failed: ${end.failure === undefined ? "no cause recorded" : `${end.failure.message} (${end.failure.code})`}`
+      return `failed: ${end.failure === undefined ? "no cause recorded" : `${FailureMessage.readable(end.failure.message)} (${end.failure.code})`}`
     case "cancelled":
       return "cancelled"
     case "interrupted":

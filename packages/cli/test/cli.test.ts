@@ -357,11 +357,12 @@ describe("against a provider (the loopback server, declared as a custom provider
     expect(server.requests()).toHaveLength(before + 2)
   })
 
-  it("a provider error ends the run with exit 1 and the provider's reason", async () => {
+  it("a provider error ends the run with exit 1 and the provider's reason, read out of its JSON body", async () => {
     server.enqueue({ status: 400, message: "the request is malformed" })
     const result = await turnlog(["run", "fail please"], { cwd, env })
     expect(result.code, result.stderr).toBe(1)
-    expect(result.stderr).toMatch(/turnlog: the turn failed: .*the request is malformed.* \(INVALID_REQUEST\)\n/)
+    // The provider's JSON body read for the person: its status, the error's kind and its sentence.
+    expect(result.stderr).toContain("turnlog: the turn failed: 400 invalid_request_error: the request is malformed (INVALID_REQUEST)\n")
     expect(hasStackTrace(result.stderr)).toBe(false)
   })
 })

@@ -26,7 +26,7 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui"
 import type { AgentLoop, Tools } from "@turnlog/agent"
-import type { SessionLog } from "@turnlog/protocol"
+import { FailureMessage, type SessionLog } from "@turnlog/protocol"
 import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
 import * as Color from "../Color.js"
 import * as EditDiff from "../EditDiff.js"
@@ -269,7 +269,7 @@ export class ChatView {
         })
       case "retry":
         return this.note(
-          `${update.failure.message} (${update.failure.code}); retry ${update.attempt} in ${Math.round(update.delayMs / 100) / 10} s`,
+          `${FailureMessage.readable(update.failure.message)} (${update.failure.code}); retry ${update.attempt} in ${Math.round(update.delayMs / 100) / 10} s`,
         )
       case "compaction":
         return this.compaction(update)
@@ -291,7 +291,9 @@ export class ChatView {
             return this.problem("the turn stopped after the maximum number of steps")
           case "error":
             return this.problem(
-              `the turn failed: ${update.failure?.message ?? "no cause reported"}${update.failure === undefined ? "" : ` (${update.failure.code})`}`,
+              `the turn failed: ${update.failure === undefined ? "no cause reported" : FailureMessage.readable(update.failure.message)}${
+                update.failure === undefined ? "" : ` (${update.failure.code})`
+              }`,
             )
         }
     }

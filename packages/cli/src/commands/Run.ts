@@ -8,7 +8,7 @@ import { Effect, Option, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
-import type { SessionId, SessionLog } from "@turnlog/protocol"
+import { FailureMessage, type SessionId, type SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Color from "../Color.js"
@@ -196,7 +196,9 @@ export const run = (settings: Settings, options: RunOptions) =>
           )
         case "error":
           return yield* new CommandFailed({
-            message: `the turn failed: ${end.failure?.message ?? "no cause reported"}${end.failure === undefined ? "" : ` (${end.failure.code})`}`,
+            message: `the turn failed: ${end.failure === undefined ? "no cause reported" : FailureMessage.readable(end.failure.message)}${
+              end.failure === undefined ? "" : ` (${end.failure.code})`
+            }`,
           })
         case "cancelled":
         case "interrupted":
