@@ -356,6 +356,21 @@ describe("the interactive session's view", () => {
     expect((await s.events(id)).flatMap((e) => (e.type === "session/mode" ? [e.data.mode] : []))).toEqual(["read-only", "ask"])
   })
 
+  it("/sessions shows the table with each row cut to the terminal's width, not wrapped", async () => {
+    const s = await open([[...text("Noted."), stop]])
+    s.send("a first prompt long enough that its title runs past the edge of an eighty-column terminal")
+    await s.terminal.until((t) => t.includes("Noted."), "the answer")
+    s.send("/sessions")
+    const listed = await s.terminal.until((t) => t.includes("UPDATED"), "the table")
+    const rows = listed.slice(listed.indexOf(" › /sessions\n") + " › /sessions\n".length).split("\n")
+    // The session's directory is a long temporary one: the rows end where the terminal does.
+    expect(rows[0]).toMatch(/^ ID +UPDATED +TURNS +STATUS +CWD +\.\.\.$/)
+    expect(rows[1]).toMatch(/^ \d{8}T\d{6}-[0-9a-f]{8} +\S+ +1 +idle +\/tmp\/turnlog-\.\.\.$/)
+    expect(rows.slice(0, 2).map((row) => row.length)).toEqual([80, 80])
+    expect(rows[2]).toMatch(/^─+$/)
+    await s.quit()
+  })
+
   it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
     const s = await open([[
       { type: "block-start", index: 0, blockType: "reasoning" },

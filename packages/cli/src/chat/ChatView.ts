@@ -118,6 +118,15 @@ class Columns {
   }
 }
 
+/** Rows of a table, each cut to the width rather than wrapped, so its columns stay columns. */
+class Rows {
+  constructor(private readonly lines: ReadonlyArray<string>) {}
+  invalidate(): void {}
+  render(width: number): Array<string> {
+    return this.lines.map((line) => truncateToWidth(` ${line}`, width))
+  }
+}
+
 /** One line, cut to the width (the footer never wraps). */
 class Line {
   private text = ""
@@ -223,7 +232,12 @@ export class ChatView {
     this.add(both)
   }
 
-  /** Preformatted text (a table), shown as it is. */
+  /** A table: each row shown as it is, cut (not wrapped) where the terminal is narrower. */
+  table(text: string): void {
+    this.add(new Rows(visible(text.replace(/\n+$/, "")).split("\n")))
+  }
+
+  /** Preformatted text, shown as it is. */
   block(text: string): void {
     this.add(new Text(visible(text.replace(/\n+$/, "")), 1, 0))
   }

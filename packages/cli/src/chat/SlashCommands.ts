@@ -56,7 +56,7 @@ export const help = (): { readonly rows: ReadonlyArray<readonly [string, string]
 })
 
 export interface Deps {
-  readonly view: Pick<ChatView, "note" | "block" | "columns" | "setFooter" | "pick" | "apply" | "endCompaction">
+  readonly view: Pick<ChatView, "note" | "block" | "columns" | "table" | "setFooter" | "pick" | "apply" | "endCompaction">
   readonly loop: AgentLoop.Service
   readonly store: SessionStore.Service
   /** The session, model, mode and reasoning effort in use; `/new`, `/model`, `/mode` and `/reasoning` change them. */
@@ -229,7 +229,7 @@ export const make = (deps: Deps) => {
         return deps.store.list().pipe(
           Effect.mapError((e) => new CommandFailed({ message: e.message })),
           Effect.map(({ sessions, unreadable }) => {
-            view.block(render(sessions))
+            view.table(render(sessions))
             if (unreadable.length > 0) view.note(`${unreadable.length} session(s) cannot be read (see: turnlog doctor --all)`)
             return "stay"
           }),
