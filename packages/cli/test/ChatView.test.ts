@@ -371,6 +371,22 @@ describe("the interactive session's view", () => {
     await s.quit()
   })
 
+  it("after /new the footer's cost and context share are the new session's", async () => {
+    const usage = (inputTokens: number) => ({ type: "usage" as const, usage: { inputTokens, outputTokens: 0 } })
+    const s = await open([[...text("First."), usage(1000), stop], [...text("Second."), usage(2000), stop]], {
+      modelInfo: { contextWindow: 10_000, maxTokens: 1000, cost: { input: 3_000, output: 0, cacheRead: 0, cacheWrite: 0 } },
+    })
+    s.send("one")
+    const first = await s.terminal.until((t) => t.includes("First."), "the first answer")
+    expect(first.split("\n").at(-1)).toMatch(/^ scripted\/test-model · ↑1000 ↓0 tokens · 10% of context · \$3\.00 · /)
+    s.send("/new")
+    await s.terminal.until((t) => /new session \d{8}T/.test(t), "the new session")
+    s.send("two")
+    const second = await s.terminal.until((t) => t.includes("Second."), "the second answer")
+    expect(second.split("\n").at(-1)).toMatch(/^ scripted\/test-model · ↑2000 ↓0 tokens · 20% of context · \$6\.00 · /)
+    await s.quit()
+  })
+
   it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
     const s = await open([[
       { type: "block-start", index: 0, blockType: "reasoning" },
