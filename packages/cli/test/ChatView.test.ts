@@ -317,6 +317,26 @@ describe("the interactive session's view", () => {
     expect(modes).toEqual(["auto-edit", "read-only"])
   })
 
+  it("Shift-Tab moves through ask, auto-edit and read-only, never to full access, each switch logged", async () => {
+    const s = await open([])
+    s.terminal.type("\x1b[Z")
+    await s.terminal.until((t) => t.includes("mode: ask → auto-edit"), "the first switch")
+    s.terminal.type("\x1b[Z")
+    await s.terminal.until((t) => t.includes("mode: auto-edit → read-only"), "the second switch")
+    s.terminal.type("\x1b[Z")
+    const back = await s.terminal.until((t) => t.includes("mode: read-only → ask"), "the third switch")
+    // The switches are said, not echoed as typed commands.
+    expect(back).not.toContain("› /mode")
+    expect(back.split("\n").at(-1)).toMatch(/^ scripted\/test-model · \/help for commands/)
+    s.send("/mode full-access")
+    await s.terminal.until((t) => t.includes("mode: ask → full-access"), "the switch by name")
+    s.terminal.type("\x1b[Z")
+    await s.terminal.until((t) => t.includes("mode: full-access → ask"), "the way back")
+    const id = await s.quit()
+    const modes = (await s.events(id)).flatMap((e) => (e.type === "session/mode" ? [e.data.mode] : []))
+    expect(modes).toEqual(["auto-edit", "read-only", "ask", "full-access", "ask"])
+  })
+
   it("--mode and --reasoning are logged on opening and shown in the footer; /reasoning sets the effort; /new carries both over", async () => {
     const s = await open([], {}, { mode: "read-only", reasoning: "low" })
     await s.terminal.until((t) => t.includes("reasoning low"), "the footer with the settings")

@@ -45,7 +45,7 @@ export interface Options {
 /** How many of a resumed session's turns are shown. */
 const PAST_TURNS = 10
 
-type Input = { readonly type: "text"; readonly text: string } | { readonly type: "exit" }
+type Input = { readonly type: "text"; readonly text: string } | { readonly type: "exit" } | { readonly type: "cycle-mode" }
 
 /** Runs until the user leaves; the view is the caller's to start and stop. */
 export const run = (options: Options) =>
@@ -160,6 +160,7 @@ export const run = (options: Options) =>
       onSubmit: (text) => Queue.unsafeOffer(inputs, { type: "text", text }),
       onCancel: () => void Runtime.runFork(runtime)(loop.cancel(state.id)),
       onExit: () => Queue.unsafeOffer(inputs, { type: "exit" }),
+      onCycleMode: () => Queue.unsafeOffer(inputs, { type: "cycle-mode" }),
     })
 
     const turn = (text: string) =>
@@ -237,10 +238,11 @@ export const run = (options: Options) =>
     while (true) {
       const input = yield* Queue.take(inputs)
       if (input.type === "exit") return
-      const text = input.text.trim()
+      // Shift-Tab: `/mode <next>`, said as the command says it, without the command echoed.
+      const text = input.type === "cycle-mode" ? `/mode ${SlashCommands.nextMode(state.mode)}` : input.text.trim()
       // A command is shown as typed, like a prompt, so what answers it reads under it.
-      if (text.startsWith("/")) view.user(text)
-      const work = text.startsWith("/") ? commands.run(text) : Effect.as(turn(input.text), "stay" as const)
+      if (text.startsWith("/") && input.type === "text") view.user(text)
+      const work = text.startsWith("/") || input.type !== "text" ? commands.run(text) : Effect.as(turn(input.text), "stay" as const)
       // A failure is said in the view and the session goes on; the log keeps what was done.
       const next = yield* work.pipe(
         Effect.catchAll((error) =>

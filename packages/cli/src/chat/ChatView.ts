@@ -41,6 +41,8 @@ export interface Handlers {
   readonly onCancel: () => void
   /** Ctrl-D at an empty prompt, or Ctrl-C twice there. */
   readonly onExit: () => void
+  /** Shift-Tab between turns: the next mode of the cycle (see `SlashCommands.nextMode`). */
+  readonly onCycleMode?: () => void
 }
 
 /** The answers to a permission question, as the permission service's standing rules know them. */
@@ -480,6 +482,11 @@ export class ChatView {
       this.reasoningFolded = !this.reasoningFolded
       for (const r of this.reasonings) this.showReasoning(r.view, r.text())
       this.tui.requestRender()
+      return { consume: true }
+    }
+    if (matchesKey(data, "shift+tab") && this.question.children.length === 0 && !this.editor.isShowingAutocomplete()) {
+      if (this.busy) this.note("the mode changes between turns: Shift-Tab again once this one ends")
+      else this.handlers.onCycleMode?.()
       return { consume: true }
     }
     if (matchesKey(data, "ctrl+d") && !this.busy && this.editor.getText() === "") {

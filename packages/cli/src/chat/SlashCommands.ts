@@ -55,6 +55,13 @@ export const help = (): { readonly rows: ReadonlyArray<readonly [string, string]
   keys: "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Ctrl-C cancels a running turn.",
 })
 
+/**
+ * The mode Shift-Tab moves to: ask → auto-edit → read-only → ask. Full
+ * access is never a key press away: it is chosen by name (`/mode full-access`),
+ * and from it Shift-Tab goes back to ask.
+ */
+export const nextMode = (mode: SessionLog.Mode): SessionLog.Mode => mode === "ask" ? "auto-edit" : mode === "auto-edit" ? "read-only" : "ask"
+
 export interface Deps {
   readonly view: Pick<ChatView, "note" | "block" | "columns" | "table" | "setFooter" | "pick" | "apply" | "endCompaction">
   readonly loop: AgentLoop.Service
