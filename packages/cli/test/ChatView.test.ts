@@ -145,6 +145,7 @@ describe("the interactive session's view", () => {
     s.terminal.type(ENTER)
     const help = await s.terminal.until((t) => t.includes("/sessions"), "the help")
     expect(help).toContain(" /model <provider/model>   switch the session's model")
+    expect(help).toContain("Shift-Tab switches the mode (ask, auto-edit, read-only)")
     // A description too long for the line goes on under itself, not under the names.
     expect(help).toContain(
       " /compact                  summarise the session's older history now (/compact\n                           <focus>: what to keep in view)\n",

@@ -52,7 +52,8 @@ export const COMMANDS = commands()
 /** What `/help` shows: each command with what it does, then the editor's keys. */
 export const help = (): { readonly rows: ReadonlyArray<readonly [string, string]>; readonly keys: string } => ({
   rows: COMMANDS.map((c) => [`/${c.name}${c.argumentHint === undefined ? "" : ` ${c.argumentHint}`}`, c.description ?? ""] as const),
-  keys: "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Ctrl-C cancels a running turn.",
+  keys:
+    "Enter sends; Shift-Enter (or \\ then Enter) starts a new line; Esc clears; Shift-Tab switches the mode (ask, auto-edit, read-only); Ctrl-C cancels a running turn.",
 })
 
 /**
