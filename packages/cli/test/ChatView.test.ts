@@ -301,9 +301,10 @@ describe("the interactive session's view", () => {
     expect(readFileSync(join(s.cwd, "a.txt"), "utf8")).toBe("a")
     s.send("/mode")
     const picker = await s.terminal.until((t) => t.includes("switch to which?"), "the picker")
-    expect(picker).toMatch(/The session is in auto-edit mode; switch to which\?\n→ ask +Asks before every file write and command\n +read-only +/)
-    expect(picker).toMatch(/\n {2}auto-edit \(in use\) +Writes and edits files without asking; asks be\n/)
-    s.terminal.type("\x1b[B") // down: read-only
+    expect(picker).toMatch(/The session is in auto-edit mode; switch to which\?\n {2}ask +Asks before every file write and command\n +read-only +/)
+    // The cursor starts on the mode in use.
+    expect(picker).toMatch(/\n→ auto-edit \(in use\) +Writes and edits files without asking; asks be\n/)
+    s.terminal.type("\x1b[A") // up: read-only
     s.terminal.type(ENTER)
     await s.terminal.until((t) => t.includes("mode: auto-edit → read-only"), "the second switch")
     s.send("write b")

@@ -385,10 +385,13 @@ export class ChatView {
     return { answer, withdraw: close }
   }
 
-  /** A choice among `items` (Enter picks, Esc gives up: `undefined`). */
-  pick(title: string, items: ReadonlyArray<SelectItem>): Promise<string | undefined> {
+  /** A choice among `items` (Enter picks, Esc gives up: `undefined`), the cursor on `selected`. */
+  pick(title: string, items: ReadonlyArray<SelectItem>, selected?: string): Promise<string | undefined> {
     return new Promise((resolve) => {
       const list = new SelectList([...items], 10, Style.selectList, { minPrimaryColumnWidth: 30, maxPrimaryColumnWidth: 60 })
+      // The choice in use is where the cursor starts: Enter keeps it.
+      const at = items.findIndex((item) => item.value === selected)
+      if (at > 0) list.setSelectedIndex(at)
       const close = (value: string | undefined) => {
         this.question.clear()
         this.tui.setFocus(this.editor)

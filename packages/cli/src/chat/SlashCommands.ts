@@ -134,7 +134,7 @@ export const make = (deps: Deps) => {
           })
         }
         const items = deps.models.map((m) => ({ value: m, label: m, ...(m === state.model ? { description: "in use" } : {}) }))
-        return Effect.promise(() => view.pick(`Switch from ${state.model} to which model?`, items)).pipe(
+        return Effect.promise(() => view.pick(`Switch from ${state.model} to which model?`, items, state.model)).pipe(
           Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen))),
         )
       }
@@ -158,7 +158,7 @@ export const make = (deps: Deps) => {
           label: m === state.mode ? `${m} (in use)` : m,
           description: Modes.described[m].description,
         }))
-        return Effect.promise(() => view.pick(`The session is in ${state.mode} mode; switch to which?`, items)).pipe(
+        return Effect.promise(() => view.pick(`The session is in ${state.mode} mode; switch to which?`, items, state.mode)).pipe(
           Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen as SessionLog.Mode))),
         )
       }
@@ -182,7 +182,7 @@ export const make = (deps: Deps) => {
             : switchTo(effort)
         }
         const items = SessionLog.REASONING_EFFORTS.map((e) => ({ value: e, label: e, ...(e === state.reasoning ? { description: "in use" } : {}) }))
-        return Effect.promise(() => view.pick(`Reasoning effort (now ${state.reasoning}): which?`, items)).pipe(
+        return Effect.promise(() => view.pick(`Reasoning effort (now ${state.reasoning}): which?`, items, state.reasoning)).pipe(
           Effect.flatMap((chosen) => (chosen === undefined ? Effect.succeed<Next>("stay") : switchTo(chosen as SessionLog.ReasoningEffort))),
         )
       }
