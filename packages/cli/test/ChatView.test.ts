@@ -409,6 +409,17 @@ describe("the interactive session's view", () => {
     await s.quit()
   })
 
+  it("a refused key: the turn's failure read out of the provider's body, naming the variable the key came from", async () => {
+    const message = '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'
+    const s = await open([[{ type: "finish", reason: { kind: "error", failure: { code: "AUTH", message } } }]], {}, {
+      keyVariable: (route) => (route === "scripted/test-model" ? "SCRIPTED_KEY" : undefined),
+    })
+    s.send("hello")
+    const failed = await s.terminal.until((t) => t.includes("the turn failed"), "the failure")
+    expect(failed).toContain(" the turn failed: 401 authentication_error: invalid x-api-key (AUTH); check the\n key in SCRIPTED_KEY\n")
+    await s.quit()
+  })
+
   it("shows reasoning dimmed, and Ctrl-O folds it to its first line and back", async () => {
     const s = await open([[
       { type: "block-start", index: 0, blockType: "reasoning" },

@@ -357,6 +357,16 @@ describe("against a provider (the loopback server, declared as a custom provider
     expect(server.requests()).toHaveLength(before + 2)
   })
 
+  it("a refused key ends the run naming the variable it was read from", async () => {
+    server.enqueue({ status: 401 })
+    const result = await turnlog(["run", "who am I"], { cwd, env })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toContain(
+      "turnlog: the turn failed: 401 invalid_request_error: Incorrect API key provided: sk-loop*****back. You can find your API key at " +
+        "https://platform.openai.com/account/api-keys. (AUTH); check the key in LOCAL_TEST_KEY\n",
+    )
+  })
+
   it("a provider error ends the run with exit 1 and the provider's reason, read out of its JSON body", async () => {
     server.enqueue({ status: 400, message: "the request is malformed" })
     const result = await turnlog(["run", "fail please"], { cwd, env })

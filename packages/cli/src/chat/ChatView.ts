@@ -30,6 +30,7 @@ import { FailureMessage, type SessionLog } from "@turnlog/protocol"
 import { CombinedAutocompleteProvider } from "@mariozechner/pi-tui"
 import * as Color from "../Color.js"
 import * as EditDiff from "../EditDiff.js"
+import * as FailureLine from "../FailureLine.js"
 import { dollars, summary } from "../RunView.js"
 import { visible } from "../Visible.js"
 import * as Style from "./Style.js"
@@ -99,6 +100,8 @@ export interface ViewOptions {
   readonly history?: ReadonlyArray<string>
   /** Called with each prompt sent, to keep it for next time. */
   readonly remember?: (text: string) => void
+  /** The variable a route's key is read from, named when the provider refuses it (see `FailureLine`). */
+  readonly keyVariable?: (route: string) => string | undefined
 }
 
 /**
@@ -162,7 +165,10 @@ export class ChatView {
   private footer: Footer = { model: "" }
   private handlers: Handlers = { onSubmit: () => {}, onCancel: () => {}, onExit: () => {} }
 
+  private readonly keyVariable: ViewOptions["keyVariable"]
+
   constructor(terminal: Terminal, options: ViewOptions) {
+    this.keyVariable = options.keyVariable
     this.tui = new TUI(terminal)
     this.editor = new Editor(this.tui, Style.editor, { paddingX: 1 })
     this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider([...options.commands], options.cwd, null))
@@ -306,11 +312,7 @@ export class ChatView {
           case "max-steps":
             return this.problem("the turn stopped after the maximum number of steps")
           case "error":
-            return this.problem(
-              `the turn failed: ${update.failure === undefined ? "no cause reported" : FailureMessage.readable(update.failure.message)}${
-                update.failure === undefined ? "" : ` (${update.failure.code})`
-              }`,
-            )
+            return this.problem(FailureLine.turnFailed(update.failure, this.keyVariable?.(this.footer.model)))
         }
     }
   }

@@ -19,6 +19,7 @@ import * as SlashCommands from "../chat/SlashCommands.js"
 import * as StderrNotes from "../chat/StderrNotes.js"
 import * as Resume from "../chat/Resume.js"
 import { CommandFailed, UsageError } from "../CliError.js"
+import * as FailureLine from "../FailureLine.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as Secrets from "../Secrets.js"
@@ -73,6 +74,7 @@ export const chat = (settings: Settings, options: ChatOptions) =>
       cwd,
       history: History.load(history),
       remember: (text) => void History.append(history, Redaction.text(redactor, text)),
+      keyVariable: (route) => FailureLine.keyVariable(settings.config.providers, route),
     })
     view.setFooter({ model: choice.route })
     const permissions = ChatPermissions.make(view)

@@ -8,10 +8,11 @@ import { Effect, Option, Stream } from "effect"
 import { AgentLoop, Tools } from "@turnlog/agent"
 import { LlmAdapter } from "@turnlog/llm"
 import { McpServers } from "@turnlog/mcp"
-import { FailureMessage, type SessionId, type SessionLog } from "@turnlog/protocol"
+import type { SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import { CommandFailed, UsageError } from "../CliError.js"
 import * as Color from "../Color.js"
+import * as FailureLine from "../FailureLine.js"
 import * as Layers from "../Layers.js"
 import * as ModelChoice from "../ModelChoice.js"
 import * as PromptInput from "../PromptInput.js"
@@ -195,11 +196,7 @@ export const run = (settings: Settings, options: RunOptions) =>
             `the answer stopped at the output limit; any unfinished tool call was dropped. Continue with: turnlog run --session ${id} <prompt>`,
           )
         case "error":
-          return yield* new CommandFailed({
-            message: `the turn failed: ${end.failure === undefined ? "no cause reported" : FailureMessage.readable(end.failure.message)}${
-              end.failure === undefined ? "" : ` (${end.failure.code})`
-            }`,
-          })
+          return yield* new CommandFailed({ message: FailureLine.turnFailed(end.failure, FailureLine.keyVariable(settings.config.providers, route)) })
         case "cancelled":
         case "interrupted":
           return yield* new CommandFailed({ message: "the turn was cancelled" })
