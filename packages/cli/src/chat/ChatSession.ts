@@ -6,11 +6,10 @@
  * back. Nothing of the session is kept here: the log holds it.
  */
 import { Effect, Either, Option, Queue, Runtime, Stream } from "effect"
-import { AgentLoop, Tools } from "@turnlog/agent"
+import { AgentLoop, PlanExit, Tools } from "@turnlog/agent"
 import * as Rules from "@turnlog/acp/Rules"
 import * as Updates from "@turnlog/acp/Updates"
 import { LlmAdapter } from "@turnlog/llm"
-import { PlanExit } from "@turnlog/agent"
 import { parseRoute, type SessionId, SessionLog } from "@turnlog/protocol"
 import { SessionStore } from "@turnlog/store"
 import * as OutputFile from "../OutputFile.js"
