@@ -57,20 +57,27 @@ const terminal = async (cwd: string, env: Record<string, string>, args: Readonly
   await tmux(socket, "new-session", "-d", "-x", "100", "-y", "40", "-c", cwd, `sh '${launcher}'`)
   // Rows joined where they wrapped, each without the blanks that fill it out.
   const screen = () => tmux(socket, "capture-pane", "-p", "-J", "-S", "-200").then((text) => text.split("\n").map((l) => l.trimEnd()).join("\n"))
+  /** Resolves with the screen once it shows `what` (looked at every 100 ms). */
+  const until = async (what: string | RegExp, timeoutMs = 20_000): Promise<string> => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const shown = await screen()
+      if (typeof what === "string" ? shown.includes(what) : what.test(shown)) return shown
+      if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(what)}; it shows:\n${shown}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
   return {
     socket,
     screen,
-    /** Resolves with the screen once it shows `what` (looked at every 100 ms). */
-    until: async (what: string | RegExp, timeoutMs = 20_000): Promise<string> => {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const shown = await screen()
-        if (typeof what === "string" ? shown.includes(what) : what.test(shown)) return shown
-        if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(what)}; it shows:\n${shown}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    },
+    until,
     type: (text: string) => tmux(socket, "send-keys", "-l", text),
+    /** Types /quit and Enter; resolves once the process has ended with exit 0. */
+    quit: async (): Promise<string> => {
+      await tmux(socket, "send-keys", "-l", "/quit")
+      await tmux(socket, "send-keys", "Enter")
+      return until("[exit 0]")
+    },
     key: (key: string) => tmux(socket, "send-keys", key),
     close: () => tmux(socket, "kill-server").catch(() => ""),
   }
@@ -135,9 +142,7 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
       await t.type("/sessions")
       await t.key("Enter")
       await t.until(/TURNS\s+STATUS/)
-      await t.type("/quit")
-      await t.key("Enter")
-      await t.until("[exit 0]")
+      await t.quit()
     } finally {
       await t.close()
     }
@@ -268,9 +273,7 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
         await t.type("second")
         await t.key("Enter")
         await t.until("Still the big one.")
-        await t.type("/quit")
-        await t.key("Enter")
-        await t.until("[exit 0]")
+        await t.quit()
       } finally {
         await t.close()
       }
@@ -289,9 +292,7 @@ describe.skipIf(!hasTmux && process.env.TURNLOG_REQUIRE_TMUX === undefined)("tur
     try {
       const opened = await t.until("/help for commands")
       expect(opened.split("\n").filter((l) => l !== "").at(-1)).toMatch(/^ turnlog\/scripted · reasoning low · read-only · \/help for commands/)
-      await t.type("/quit")
-      await t.key("Enter")
-      await t.until("[exit 0]")
+      await t.quit()
     } finally {
       await t.close()
     }

@@ -20,10 +20,7 @@ import {
   Spacer,
   type Terminal,
   Text,
-  truncateToWidth,
   TUI,
-  visibleWidth,
-  wrapTextWithAnsi,
 } from "@mariozechner/pi-tui"
 import type { AgentLoop, Tools } from "@turnlog/agent"
 import { FailureMessage, type SessionLog } from "@turnlog/protocol"
@@ -33,6 +30,7 @@ import * as EditDiff from "../EditDiff.js"
 import * as FailureLine from "../FailureLine.js"
 import { dollars, summary } from "../RunView.js"
 import { visible } from "../Visible.js"
+import { Columns, Line, Rows } from "./Blocks.js"
 import * as Style from "./Style.js"
 
 export interface Handlers {
@@ -102,46 +100,6 @@ export interface ViewOptions {
   readonly remember?: (text: string) => void
   /** The variable a route's key is read from, named when the provider refuses it (see `FailureLine`). */
   readonly keyVariable?: (route: string) => string | undefined
-}
-
-/**
- * Rows of a name and what it does: the names in a column as wide as the
- * widest, each description wrapped beside its name, its later lines indented
- * to the same column (a narrow terminal puts the description under the name).
- */
-class Columns {
-  constructor(private readonly rows: ReadonlyArray<readonly [string, string]>) {}
-  invalidate(): void {}
-  render(width: number): Array<string> {
-    const left = Math.max(0, ...this.rows.map(([name]) => visibleWidth(name))) + 3
-    const room = width - 1 - left
-    return this.rows.flatMap(([name, text]) => {
-      if (room < 20) return [` ${name}`, ...wrapTextWithAnsi(text, Math.max(1, width - 5)).map((line) => `     ${line}`)]
-      const [first = "", ...more] = wrapTextWithAnsi(text, room)
-      return [` ${name.padEnd(left)}${first}`, ...more.map((line) => ` ${" ".repeat(left)}${line}`)]
-    })
-  }
-}
-
-/** Rows of a table, each cut to the width rather than wrapped, so its columns stay columns. */
-class Rows {
-  constructor(private readonly lines: ReadonlyArray<string>) {}
-  invalidate(): void {}
-  render(width: number): Array<string> {
-    return this.lines.map((line) => truncateToWidth(` ${line}`, width))
-  }
-}
-
-/** One line, cut to the width (the footer never wraps). */
-class Line {
-  private text = ""
-  setText(text: string): void {
-    this.text = text
-  }
-  invalidate(): void {}
-  render(width: number): Array<string> {
-    return [truncateToWidth(` ${this.text}`, width)]
-  }
 }
 
 export class ChatView {
